@@ -1,0 +1,73 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppConfig } from './config.js';
+import { unixNow, type AppContext } from './context.js';
+import { openMigratedDatabase, type DatabaseHandle } from './db/database.js';
+import { installAuthHook } from './http/auth-hook.js';
+import { installErrorHandler } from './http/error-handler.js';
+import { loggerOptions } from './http/logging.js';
+import { registerOpenApi } from './http/openapi.js';
+import { authRoutes } from './routes/auth.js';
+import { healthRoutes } from './routes/health.js';
+import { workspaceRoutes } from './routes/workspaces.js';
+import { catalogRoutes } from './routes/catalog.js';
+import { AuthService } from './services/auth-service.js';
+import { TokenSigner } from './services/tokens.js';
+import { buildServices } from './services/index.js';
+
+export interface BuildOptions {
+  /** An already-open database (tests pass one per file); otherwise opened from config.databaseUrl. */
+  database?: DatabaseHandle;
+  /** Clock in Unix seconds; tests move it to expire things. */
+  now?: () => number;
+  logger?: boolean;
+}
+
+/**
+ * Builds the whole HTTP application without listening. The caller owns the
+ * lifetime: `await app.close()` also closes the database it opened.
+ */
+export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const database = options.database ?? (await openMigratedDatabase(config.databaseUrl));
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    tokens: new TokenSigner(config.jwtSecret),
+    now: options.now ?? unixNow,
+  };
+  const services = buildServices(ctx);
+
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(config.logLevel),
+    trustProxy: true,
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  if (!options.database) app.addHook('onClose', () => database.close());
+
+  // seed 1: any origin, any request header, ETag exposed, on preflights and real responses.
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: undefined, // reflect whatever the preflight asks for
+    exposedHeaders: ['ETag'],
+    maxAge: 86_400,
+  });
+  await app.register(rateLimit, { global: false });
+  installErrorHandler(app, config.env === 'development');
+  installAuthHook(app, services.auth);
+  await registerOpenApi(app);
+
+  await app.register(healthRoutes, { ctx });
+  await app.register(authRoutes, { auth: services.auth, config });
+  await app.register(workspaceRoutes, { services });
+  await app.register(catalogRoutes, { services });
+
+  return app;
+}
+
+export type { AuthService };

@@ -1,0 +1,18 @@
+import type { AppConfig } from './config.js';
+import type { DatabaseHandle, DB } from './db/database.js';
+import type { TokenSigner } from './services/tokens.js';
+
+/**
+ * What every service needs, built once per app by buildApp. Passed explicitly
+ * (no global singletons) so tests can build several apps side by side.
+ */
+export interface AppContext {
+  readonly config: AppConfig;
+  readonly database: DatabaseHandle;
+  readonly db: DB;
+  readonly tokens: TokenSigner;
+  /** Current time in Unix seconds; replaceable in tests. */
+  now(): number;
+}
+
+export const unixNow = (): number => Math.floor(Date.now() / 1000);

@@ -1,0 +1,23 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { SqliteDialect } from 'kysely';
+import type { DialectSupport } from './types.js';
+
+/** `sqlite:<path>` or `sqlite::memory:`. One connection; Kysely serialises transactions on it. */
+export function sqliteSupport(url: string): DialectSupport {
+  const file = url.slice('sqlite:'.length);
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  return {
+    name: 'sqlite',
+    kyselyDialect: new SqliteDialect({ database }),
+    bigint: 'integer',
+    addIdColumn: (table) => table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()),
+    lockRow: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,33 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { DatabaseHandle } from './database.js';
+import type { DialectSupport } from './dialects/types.js';
+import * as m0001 from './migrations/0001_foundation.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
+
+/**
+ * Migrations are listed in code (not read from a folder) so that the same list
+ * runs from src/ under vitest and from dist/ in production. Append only.
+ */
+const MIGRATIONS: Record<string, DialectMigration> = {
+  '0001_foundation': m0001,
+};
+
+class ListProvider implements MigrationProvider {
+  constructor(private readonly support: DialectSupport) {}
+  getMigrations(): Promise<Record<string, Migration>> {
+    const out: Record<string, Migration> = {};
+    for (const [name, migration] of Object.entries(MIGRATIONS)) {
+      out[name] = { up: (db) => migration.up(db, this.support) };
+    }
+    return Promise.resolve(out);
+  }
+}
+
+export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+  const migrator = new Migrator({ db: handle.db, provider: new ListProvider(handle.support) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

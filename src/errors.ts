@@ -1,0 +1,49 @@
+/**
+ * The one catalogue of errors the API answers. Each entry has a stable code,
+ * an HTTP status and a default message; services throw `appError(code, msg)`
+ * and the single error handler (src/http/error-handler.ts) turns it into
+ * `{ error, code }`. Anything that is not an AppError is a 500 (seed 7.2).
+ */
+export const ERRORS = {
+  VALIDATION_ERROR: { status: 400, message: 'The request is invalid' },
+  MISSING_PARAMETER: { status: 400, message: 'A required parameter is missing' },
+  UNAUTHORIZED: { status: 401, message: 'Authentication is required' },
+  INVALID_TOKEN: { status: 401, message: 'The session token is invalid or expired' },
+  INVALID_CREDENTIALS: { status: 401, message: 'E-mail or password is wrong' },
+  FORBIDDEN: { status: 403, message: 'Your role does not allow this action' },
+  REGISTRATION_CLOSED: { status: 403, message: 'Registration is closed on this instance' },
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  CONFLICT: { status: 409, message: 'The request conflicts with the current state' },
+  EMAIL_TAKEN: { status: 409, message: 'An account with this e-mail already exists' },
+  LAST_ADMIN: { status: 409, message: 'A workspace must keep at least one admin' },
+  NOT_EMPTY: { status: 409, message: 'The folder is not empty' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests, try again later' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    /** Extra members of the error body, e.g. the field that failed. */
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'AppError';
+    this.status = ERRORS[code].status;
+  }
+}
+
+export function appError(code: ErrorCode, message?: string, details?: Record<string, unknown>): AppError {
+  return new AppError(code, message, details);
+}
+
+/** 404 for anything the caller may not know exists (other workspaces included). */
+export function notFound(what: string): AppError {
+  return new AppError('NOT_FOUND', `${what} not found`);
+}

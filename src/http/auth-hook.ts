@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { appError } from '../errors.js';
+import type { AuthService, Caller } from '../services/auth-service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated user; set on every route not marked `config.public`. */
+    caller: Caller;
+  }
+  interface FastifyContextConfig {
+    /** Exempt from the bearer token (health, docs, auth entry points, presigned URLs). */
+    public?: boolean;
+  }
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * seed 5.1: `Authorization: Bearer <token>` is required everywhere except the
+ * routes that declare `config: { public: true }`. Unknown routes fall through
+ * to the 404 handler untouched. Public routes also get `security: []` in the
+ * OpenAPI document, so the document and the behaviour cannot drift apart.
+ */
+export function installAuthHook(app: FastifyInstance, auth: AuthService): void {
+  app.decorateRequest('caller', null as unknown as Caller);
+
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public) route.schema = { ...route.schema, security: [] };
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.is404 || request.routeOptions.config.public) return;
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw appError('UNAUTHORIZED', 'Missing header Authorization: Bearer <token>');
+    request.caller = await auth.authenticate(token);
+  });
+}

@@ -1,0 +1,63 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, ERRORS, type ErrorCode } from '../errors.js';
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns Ajv's first issue into "body.email: must match format "email"", naming the field. */
+function describeValidation(context: string | undefined, issues: ValidationIssue[]): { message: string; field: string } {
+  const issue = issues[0];
+  const where = context ?? 'request';
+  if (!issue) return { message: `${where} is invalid`, field: where };
+  const path = issue.instancePath.split('/').filter(Boolean);
+  const missing = issue.params.missingProperty;
+  if (typeof missing === 'string') path.push(missing);
+  const extra = issue.params.additionalProperty;
+  if (typeof extra === 'string') path.push(extra);
+  const field = path.join('.') || where;
+  let message = typeof missing === 'string' ? 'is required' : (issue.message ?? 'is invalid');
+  if (typeof extra === 'string') message = 'is not an allowed property';
+  if (Array.isArray(issue.params.allowedValues)) message += `: ${issue.params.allowedValues.join(', ')}`;
+  return { message: `${[where, ...path].join('.')} ${message}`, field };
+}
+
+/** Fastify's own 4xx errors (bad JSON, wrong content type, body too large) mapped onto our codes. */
+function frameworkCode(status: number): ErrorCode {
+  if (status === 413) return 'PAYLOAD_TOO_LARGE';
+  if (status === 415) return 'UNSUPPORTED_MEDIA_TYPE';
+  if (status === 401) return 'UNAUTHORIZED';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 429) return 'RATE_LIMITED';
+  return 'VALIDATION_ERROR';
+}
+
+/** The one error handler (seed 7.2). */
+export function installErrorHandler(app: FastifyInstance, exposeStack: boolean): void {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      return reply.status(error.status).send({ error: error.message, code: error.code, ...error.details });
+    }
+    if (error.validation) {
+      const { message, field } = describeValidation(error.validationContext, error.validation as ValidationIssue[]);
+      return reply.status(400).send({ error: message, code: 'VALIDATION_ERROR', field });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.status(status).send({ error: error.message, code: frameworkCode(status) });
+    }
+    request.log.error({ err: error }, 'unexpected failure');
+    const body: { error: string; stack?: string } = { error: ERRORS.INTERNAL_ERROR.message };
+    if (exposeStack) {
+      body.error = error.message || body.error;
+      body.stack = error.stack ?? '';
+    }
+    return reply.status(500).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    return reply.status(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found`, code: 'NOT_FOUND' });
+  });
+}

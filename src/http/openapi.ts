@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+
+/** OpenAPI 3.1 built from the route schemas; served at /openapi.json, interactive docs at /docs. */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'DAM service',
+        version: '0.1.0',
+        description:
+          'Self-hostable digital asset management. Errors answer `{error, code}` with a message naming the problem; ' +
+          'an unexpected failure answers 500 `{error, stack}` (stack only when NODE_ENV=development). ' +
+          'A resource of a workspace the caller is not a member of answers 404, never 403.',
+      },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+  });
+  // The interactive docs are public, like the document they render.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...route.config, public: true };
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, () => app.swagger());
+}

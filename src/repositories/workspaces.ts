@@ -1,0 +1,94 @@
+import type { DB } from '../db/database.js';
+import type { Role, WorkspaceRow } from '../db/schema.js';
+
+export interface WorkspaceWithRole {
+  id: number;
+  name: string;
+  role: Role;
+}
+
+export interface MemberRow {
+  user_id: number;
+  email: string;
+  name: string;
+  role: Role;
+  created_at: number;
+}
+
+export async function insertWorkspace(db: DB, name: string, now: number): Promise<WorkspaceRow> {
+  return db
+    .insertInto('workspaces')
+    .values({ name, created_at: now, modified_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function findWorkspace(db: DB, id: number): Promise<WorkspaceRow | undefined> {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateWorkspaceName(db: DB, id: number, name: string, now: number): Promise<void> {
+  await db.updateTable('workspaces').set({ name, modified_at: now }).where('id', '=', id).execute();
+}
+
+export async function deleteWorkspace(db: DB, id: number): Promise<void> {
+  await db.deleteFrom('workspaces').where('id', '=', id).execute();
+}
+
+export function listWorkspacesOfUser(db: DB, userId: number): Promise<WorkspaceWithRole[]> {
+  return db
+    .selectFrom('workspace_members as m')
+    .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+    .select(['w.id', 'w.name', 'm.role'])
+    .where('m.user_id', '=', userId)
+    .orderBy('w.id')
+    .execute();
+}
+
+export async function findRole(db: DB, workspaceId: number, userId: number): Promise<Role | undefined> {
+  const row = await db
+    .selectFrom('workspace_members')
+    .select('role')
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.role;
+}
+
+function membersQuery(db: DB, workspaceId: number) {
+  return db
+    .selectFrom('workspace_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.created_at'])
+    .where('m.workspace_id', '=', workspaceId);
+}
+
+export function listMembers(db: DB, workspaceId: number): Promise<MemberRow[]> {
+  return membersQuery(db, workspaceId).orderBy('m.user_id').execute();
+}
+
+export function findMember(db: DB, workspaceId: number, userId: number): Promise<MemberRow | undefined> {
+  return membersQuery(db, workspaceId).where('m.user_id', '=', userId).executeTakeFirst();
+}
+
+export async function insertMember(db: DB, workspaceId: number, userId: number, role: Role, now: number): Promise<void> {
+  await db.insertInto('workspace_members').values({ workspace_id: workspaceId, user_id: userId, role, created_at: now }).execute();
+}
+
+export async function updateMemberRole(db: DB, workspaceId: number, userId: number, role: Role): Promise<void> {
+  await db.updateTable('workspace_members').set({ role }).where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+}
+
+export async function deleteMember(db: DB, workspaceId: number, userId: number): Promise<void> {
+  await db.deleteFrom('workspace_members').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+}
+
+export async function countAdmins(db: DB, workspaceId: number): Promise<number> {
+  const row = await db
+    .selectFrom('workspace_members')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('role', '=', 'admin')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,30 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../context.js';
+
+const Status = Type.Object({ status: Type.String() });
+
+export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.get(
+    '/healthz',
+    { config: { public: true }, schema: { tags: ['health'], summary: 'The process is up', response: { 200: Status } } },
+    () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      config: { public: true },
+      schema: { tags: ['health'], summary: 'The database is reachable', response: { 200: Status, 503: Status } },
+    },
+    async (_request, reply) => {
+      try {
+        await ctx.database.ping();
+        return { status: 'ready' };
+      } catch (err) {
+        _request.log.warn({ err }, 'readiness check failed');
+        return reply.status(503).send({ status: 'database unreachable' });
+      }
+    },
+  );
+};

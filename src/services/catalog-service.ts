@@ -1,0 +1,5 @@
+import type { AppContext } from '../context.js';
+
+export class CatalogService {
+  constructor(private readonly ctx: AppContext) {}
+}

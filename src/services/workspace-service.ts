@@ -1,0 +1,105 @@
+import type { AppContext } from '../context.js';
+import type { DB } from '../db/database.js';
+import type { Role } from '../db/schema.js';
+import { appError, notFound } from '../errors.js';
+import { findUserByEmail } from '../repositories/users.js';
+import * as repo from '../repositories/workspaces.js';
+import type { Caller } from './auth-service.js';
+import { requireRole } from './access.js';
+
+export interface WorkspaceView {
+  id: number;
+  name: string;
+  role: Role;
+  created_at: number;
+  modified_at: number;
+}
+
+export class WorkspaceService {
+  constructor(private readonly ctx: AppContext) {}
+
+  list(caller: Caller): Promise<repo.WorkspaceWithRole[]> {
+    return repo.listWorkspacesOfUser(this.ctx.db, caller.id);
+  }
+
+  async create(caller: Caller, name: string): Promise<WorkspaceView> {
+    const now = this.ctx.now();
+    const ws = await this.ctx.db.transaction().execute(async (trx) => {
+      const created = await repo.insertWorkspace(trx, name, now);
+      await repo.insertMember(trx, created.id, caller.id, 'admin', now);
+      return created;
+    });
+    return { ...ws, role: 'admin' };
+  }
+
+  async get(caller: Caller, id: number): Promise<WorkspaceView> {
+    const role = await requireRole(this.ctx.db, id, caller.id, 'viewer');
+    const ws = await repo.findWorkspace(this.ctx.db, id);
+    if (!ws) throw notFound('Workspace');
+    return { ...ws, role };
+  }
+
+  async rename(caller: Caller, id: number, name: string): Promise<WorkspaceView> {
+    await requireRole(this.ctx.db, id, caller.id, 'admin');
+    await repo.updateWorkspaceName(this.ctx.db, id, name, this.ctx.now());
+    return this.get(caller, id);
+  }
+
+  /** Deletes the workspace and, through foreign keys, everything in it. */
+  async remove(caller: Caller, id: number): Promise<void> {
+    await requireRole(this.ctx.db, id, caller.id, 'admin');
+    await repo.deleteWorkspace(this.ctx.db, id);
+  }
+
+  async members(caller: Caller, id: number): Promise<repo.MemberRow[]> {
+    await requireRole(this.ctx.db, id, caller.id, 'viewer');
+    return repo.listMembers(this.ctx.db, id);
+  }
+
+  async addMember(caller: Caller, id: number, email: string, role: Role): Promise<repo.MemberRow> {
+    await requireRole(this.ctx.db, id, caller.id, 'admin');
+    const user = await findUserByEmail(this.ctx.db, email);
+    if (!user) throw appError('NOT_FOUND', `No user with e-mail ${email}; they must register first`, { field: 'email' });
+    if (await repo.findRole(this.ctx.db, id, user.id)) throw appError('CONFLICT', `${email} is already a member of this workspace`);
+    await repo.insertMember(this.ctx.db, id, user.id, role, this.ctx.now());
+    return this.member(id, user.id);
+  }
+
+  /** Role changes and removals run under a workspace lock so that two of them cannot together remove the last admin. */
+  async changeRole(caller: Caller, id: number, userId: number, role: Role): Promise<repo.MemberRow> {
+    await requireRole(this.ctx.db, id, caller.id, 'admin');
+    await this.ctx.db.transaction().execute(async (trx) => {
+      const current = await this.lockedMemberRole(trx, id, userId);
+      if (current === 'admin' && role !== 'admin') await this.assertNotLastAdmin(trx, id);
+      await repo.updateMemberRole(trx, id, userId, role);
+    });
+    return this.member(id, userId);
+  }
+
+  /** Admins remove anyone; any member may leave (remove themselves). */
+  async removeMember(caller: Caller, id: number, userId: number): Promise<void> {
+    await requireRole(this.ctx.db, id, caller.id, userId === caller.id ? 'viewer' : 'admin');
+    await this.ctx.db.transaction().execute(async (trx) => {
+      const current = await this.lockedMemberRole(trx, id, userId);
+      if (current === 'admin') await this.assertNotLastAdmin(trx, id);
+      await repo.deleteMember(trx, id, userId);
+    });
+  }
+
+  private async lockedMemberRole(trx: DB, workspaceId: number, userId: number): Promise<Role> {
+    await this.ctx.database.support.lockRow(trx, 'workspaces', workspaceId);
+    const role = await repo.findRole(trx, workspaceId, userId);
+    if (!role) throw notFound('Member');
+    return role;
+  }
+
+  private async assertNotLastAdmin(trx: DB, workspaceId: number): Promise<void> {
+    if ((await repo.countAdmins(trx, workspaceId)) <= 1) throw appError('LAST_ADMIN');
+  }
+
+  private async member(workspaceId: number, userId: number): Promise<repo.MemberRow> {
+    const found = await repo.findMember(this.ctx.db, workspaceId, userId);
+    if (!found) throw notFound('Member');
+    return found;
+  }
+}

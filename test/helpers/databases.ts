@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { openMigratedDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import type { DialectName } from '../../src/db/dialects/types.js';
+
+/**
+ * The PostgreSQL suite runs when DAM_TEST_DATABASE_URL (or DATABASE_URL) names a
+ * postgres database. DAM_TEST_REQUIRE_PG=1 (set by .ci/run) turns a missing URL
+ * into a failure, so CI cannot skip PostgreSQL silently.
+ */
+export const pgUrl = (() => {
+  const url = process.env.DAM_TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (url?.startsWith('postgres')) return url;
+  if (process.env.DAM_TEST_REQUIRE_PG === '1') {
+    throw new Error('DAM_TEST_REQUIRE_PG=1 but neither DAM_TEST_DATABASE_URL nor DATABASE_URL is a postgres:// URL');
+  }
+  return undefined;
+})();
+
+/** Dialects the repository-level suites run on: SQLite always, PostgreSQL when configured. */
+export const dialects: DialectName[] = pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export function tempDir(prefix = 'dam-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+/**
+ * A fresh, migrated database: a new SQLite file, or a new PostgreSQL schema
+ * that is dropped again on close. Test files never share state.
+ */
+export async function openTestDatabase(dialect: DialectName = 'sqlite'): Promise<DatabaseHandle> {
+  if (dialect === 'sqlite') {
+    return openMigratedDatabase(`sqlite:${path.join(tempDir(), 'test.sqlite')}`);
+  }
+  if (!pgUrl) throw new Error('PostgreSQL tests need DAM_TEST_DATABASE_URL');
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const handle = await openMigratedDatabase(pgUrl, { schema, maxConnections: 25 });
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      const cleanup = new pg.Client({ connectionString: pgUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
+      await cleanup.end();
+    },
+  };
+}
