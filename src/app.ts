@@ -8,14 +8,18 @@ import { openMigratedDatabase, type DatabaseHandle } from './db/database.js';
 import { installAuthHook } from './http/auth-hook.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { loggerOptions } from './http/logging.js';
+import { corsDelegator } from './http/cors.js';
+import { storageRoutes } from './routes/storage.js';
+import { storagePartRoutes } from './routes/storage-parts.js';
+import { serverUploadRoutes } from './routes/server-upload.js';
 import { registerOpenApi } from './http/openapi.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { catalogRoutes } from './routes/catalog.js';
-import { AuthService } from './services/auth-service.js';
 import { TokenSigner } from './services/tokens.js';
 import { buildServices } from './services/index.js';
+import { startHousekeeping } from './housekeeping.js';
 
 export interface BuildOptions {
   /** An already-open database (tests pass one per file); otherwise opened from config.databaseUrl. */
@@ -48,15 +52,13 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (!options.database) app.addHook('onClose', () => database.close());
+  startHousekeeping(app, ctx, services);
 
-  // seed 1: any origin, any request header, ETag exposed, on preflights and real responses.
-  await app.register(cors, {
-    origin: '*',
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: undefined, // reflect whatever the preflight asks for
-    exposedHeaders: ['ETag'],
-    maxAge: 86_400,
-  });
+  // seed 1: any origin, any request header, ETag exposed, on preflights and real responses;
+  // the local part-upload route applies the stored bucket rules instead (src/http/cors.ts).
+  const partCors = corsDelegator(services.storage.store.kind === 'local' ? () => services.storage.store.getCorsRules() : undefined);
+  services.storage.onCorsChange = partCors.invalidate;
+  await app.register(cors, { delegator: partCors.delegator });
   await app.register(rateLimit, { global: false });
   installErrorHandler(app, config.env === 'development');
   installAuthHook(app, services.auth);
@@ -66,8 +68,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(authRoutes, { auth: services.auth, config });
   await app.register(workspaceRoutes, { services });
   await app.register(catalogRoutes, { services });
+  await app.register(storageRoutes, { storage: services.storage });
+  await app.register(storagePartRoutes, { storage: services.storage });
+  await app.register(serverUploadRoutes, { uploads: services.serverUpload, config });
 
   return app;
 }
 
-export type { AuthService };

@@ -11,8 +11,11 @@ export const ERRORS = {
   INVALID_TOKEN: { status: 401, message: 'The session token is invalid or expired' },
   INVALID_CREDENTIALS: { status: 401, message: 'E-mail or password is wrong' },
   FORBIDDEN: { status: 403, message: 'Your role does not allow this action' },
+  INVALID_SIGNATURE: { status: 403, message: 'The URL signature is invalid' },
+  URL_EXPIRED: { status: 403, message: 'The signed URL has expired' },
   REGISTRATION_CLOSED: { status: 403, message: 'Registration is closed on this instance' },
   NOT_FOUND: { status: 404, message: 'Not found' },
+  INVALID_UPLOAD_ID: { status: 404, message: 'Unknown upload id for this asset and workspace' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state' },
   EMAIL_TAKEN: { status: 409, message: 'An account with this e-mail already exists' },
   LAST_ADMIN: { status: 409, message: 'A workspace must keep at least one admin' },
@@ -20,7 +23,12 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   RATE_LIMITED: { status: 429, message: 'Too many requests, try again later' },
+  RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range is not satisfiable' },
+  /** seed 7.1: 400 for a bad parts list; a failure of our own while merging is a 500 with the same code. */
+  UPLOAD_FAILED: { status: 400, message: 'The upload could not be completed' },
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+  /** seed 7.1: the storage provider failed. */
+  S3_ERROR: { status: 502, message: 'The storage provider failed' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

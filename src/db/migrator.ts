@@ -2,6 +2,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import type { DatabaseHandle } from './database.js';
 import type { DialectSupport } from './dialects/types.js';
 import * as m0001 from './migrations/0001_foundation.js';
+import * as m0002 from './migrations/0002_uploads.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -12,6 +13,7 @@ type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> 
  */
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': m0001,
+  '0002_uploads': m0002,
 };
 
 class ListProvider implements MigrationProvider {
@@ -26,8 +28,12 @@ class ListProvider implements MigrationProvider {
 }
 
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
-  const migrator = new Migrator({ db: handle.db, provider: new ListProvider(handle.support) });
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: new ListProvider(handle.support),
+    migrationTableSchema: handle.support.migrationSchema,
+  });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

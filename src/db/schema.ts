@@ -67,6 +67,8 @@ export interface AssetsTable {
   visibility: number;
   metadata: string;
   storage_key: string | null;
+  /** 'uploading' from start-upload until complete-upload; only 'ready' assets are listed. */
+  status: Generated<'uploading' | 'ready'>;
   created_by: string;
   created_at: number;
   modified_at: number;
@@ -90,6 +92,40 @@ export interface CollectionAssetsTable {
   added_at: number;
 }
 
+export interface UploadSessionsTable {
+  id: string;
+  workspace_id: number;
+  asset_id: number;
+  user_id: number | null;
+  storage_key: string;
+  mime_type: string;
+  file_name: string;
+  created_at: number;
+  touched_at: number;
+  completed_at: number | null;
+  completion: string | null;
+}
+
+export interface UploadPartsTable {
+  upload_id: string;
+  part_number: number;
+  etag: string;
+  size: number;
+  uploaded_at: number;
+}
+
+export interface ObjectDeletionsTable {
+  id: Generated<number>;
+  storage_key: string;
+  queued_at: number;
+  attempts: Generated<number>;
+}
+
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -99,7 +135,13 @@ export interface Database {
   assets: AssetsTable;
   collections: CollectionsTable;
   collection_assets: CollectionAssetsTable;
+  upload_sessions: UploadSessionsTable;
+  upload_parts: UploadPartsTable;
+  settings: SettingsTable;
+  object_deletions: ObjectDeletionsTable;
 }
+
+export type UploadSessionRow = Selectable<UploadSessionsTable>;
 
 export type UserRow = Selectable<UsersTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;

@@ -41,8 +41,11 @@ export function installErrorHandler(app: FastifyInstance, exposeStack: boolean):
       return reply.status(error.status).send({ error: error.message, code: error.code, ...error.details });
     }
     if (error.validation) {
-      const { message, field } = describeValidation(error.validationContext, error.validation as ValidationIssue[]);
-      return reply.status(400).send({ error: message, code: 'VALIDATION_ERROR', field });
+      const issues = error.validation as ValidationIssue[];
+      const { message, field } = describeValidation(error.validationContext, issues);
+      // seed 7.1: a required parameter that is absent is MISSING_PARAMETER; any other invalid input VALIDATION_ERROR.
+      const code = typeof issues[0]?.params.missingProperty === 'string' ? 'MISSING_PARAMETER' : 'VALIDATION_ERROR';
+      return reply.status(400).send({ error: message, code, field });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppConfig } from '../config.js';
 import { appError } from '../errors.js';
@@ -14,19 +15,32 @@ const AuthResult = Type.Object({ user: UserSchema, token: Type.String(), workspa
 export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: AppConfig }> = async (app, { auth, config }) => {
   // Login is limited per client address and per account; the store is in-process
   // (several API processes each keep their own count).
-  const rateLimit = (key: 'ip' | 'account') =>
+  const ipRateLimit = () =>
     app.rateLimit({
       max: config.loginRateLimit,
       timeWindow: config.loginRateWindowMs,
-      keyGenerator: (req) => (key === 'ip' ? `ip:${req.ip}` : `account:${String((req.body as { email?: unknown })?.email).toLowerCase()}`),
+      keyGenerator: (req) => `ip:${req.ip}`,
       errorResponseBuilder: () => appError('RATE_LIMITED', 'Too many login attempts, try again later'),
     });
+  // A `rateLimit` handler runs at most once per request (the plugin marks the request),
+  // so a second one on the same route is silently skipped: the per-account limit is
+  // counted with `createRateLimit`, which has no such guard.
+  const accountLimiter = app.createRateLimit({
+    max: config.loginRateLimit,
+    timeWindow: config.loginRateWindowMs,
+    keyGenerator: (req) => `account:${String((req.body as { email?: unknown })?.email).toLowerCase()}`,
+  });
+  const accountRateLimit = async (request: FastifyRequest): Promise<void> => {
+    const result = await accountLimiter(request);
+    // `isAllowed` only reports the allow list; `isExceeded` is the limit.
+    if (!result.isAllowed && result.isExceeded) throw appError('RATE_LIMITED', 'Too many login attempts, try again later');
+  };
 
   app.post(
     '/auth/register',
     {
       config: { public: true },
-      preHandler: rateLimit('ip'),
+      preHandler: ipRateLimit(),
       schema: {
         tags: ['auth'],
         summary: 'Create an account',
@@ -47,7 +61,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
     '/auth/login',
     {
       config: { public: true },
-      preHandler: [rateLimit('ip'), rateLimit('account')],
+      preHandler: [ipRateLimit(), accountRateLimit],
       schema: {
         tags: ['auth'],
         summary: 'Sign in with e-mail and password',

@@ -1,4 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services/index.js';
+import { assetRoutes } from './assets.js';
+import { collectionRoutes } from './collections.js';
+import { folderRoutes } from './folders.js';
 
-export const catalogRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (_app, _opts) => {};
+/** The catalog under /dam: assets, folders and collections, one routes file each. */
+export const catalogRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  await app.register(assetRoutes, { catalog: services.catalog });
+  await app.register(folderRoutes, { catalog: services.catalog });
+  await app.register(collectionRoutes, { catalog: services.catalog });
+};

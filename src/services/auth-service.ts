@@ -43,6 +43,10 @@ export class AuthService {
   async register(input: { email: string; password: string; name: string }): Promise<AuthResult> {
     const passwordHash = await hashPassword(input.password);
     const user = await this.ctx.db.transaction().execute(async (trx) => {
+      // Serialise registrations: otherwise two simultaneous ones could both see "no user yet"
+      // (two instance admins on a closed instance), or both miss each other's e-mail (a 500
+      // from the unique index instead of 409).
+      await this.ctx.database.support.lockTableForWrite(trx, 'users');
       const isFirst = (await countUsers(trx)) === 0;
       if (!isFirst && !this.ctx.config.allowRegistration) throw appError('REGISTRATION_CLOSED');
       if (await findUserByEmail(trx, input.email)) throw appError('EMAIL_TAKEN');

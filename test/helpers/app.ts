@@ -7,7 +7,7 @@ import { openTestDatabase, tempDir } from './databases.js';
 
 export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
   const dataDir = tempDir('dam-data-');
-  return Object.freeze({
+  const config: AppConfig = {
     env: 'test',
     port: 0,
     host: '127.0.0.1',
@@ -19,8 +19,14 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     logLevel: 'silent',
     loginRateLimit: 1000,
     loginRateWindowMs: 60_000,
+    storage: { kind: 'local' } as const,
+    publicUrl: 'http://127.0.0.1:0',
+    uploadTtl: 24 * 3600,
+    minPartSize: 5 * 1024 * 1024,
+    maxFileSize: 5 * 1024 ** 3,
     ...overrides,
-  });
+  };
+  return Object.freeze(config);
 }
 
 export interface TestApp {
@@ -57,6 +63,61 @@ export async function startTestApp(
       app.inject({ ...rest, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } }),
     close: async () => {
       await app.close();
+      await database.close();
+    },
+  };
+}
+
+/**
+ * Closes a listening app at once: a keep-alive connection whose last response
+ * finished a moment ago may not count as idle yet, and would hold close() up.
+ */
+async function closeListening(app: FastifyInstance): Promise<void> {
+  const closing = app.close();
+  app.server.closeAllConnections();
+  await closing;
+}
+
+/** A free TCP port on 127.0.0.1 (for apps whose public URL must be known before they listen). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * An app listening on 127.0.0.1 with DAM_PUBLIC_URL pointing at itself, for flows
+ * where a client follows URLs the server hands out (presigned part uploads).
+ * Pass `database`/`dataDir` of an earlier instance to simulate a restart.
+ */
+export async function startHttpTestApp(
+  options: { dialect?: DialectName; config?: Partial<AppConfig>; database?: DatabaseHandle } = {},
+): Promise<TestApp & { baseUrl: string }> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const database = options.database ?? (await openTestDatabase(options.dialect ?? 'sqlite'));
+  const config = testConfig({ port, publicUrl: baseUrl, ...options.config });
+  let offset = 0;
+  const app = await buildApp(config, { database, logger: false, now: () => Math.floor(Date.now() / 1000) + offset });
+  await app.listen({ port, host: '127.0.0.1' });
+  return {
+    app,
+    database,
+    config,
+    baseUrl,
+    advanceClock: (seconds) => {
+      offset += seconds;
+    },
+    request: ({ token, headers, ...rest }) =>
+      app.inject({ ...rest, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } }),
+    close: async () => {
+      await closeListening(app);
       await database.close();
     },
   };

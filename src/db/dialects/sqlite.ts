@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { SqliteDialect } from 'kysely';
+import { SqliteDialect, sql } from 'kysely';
 import type { DialectSupport } from './types.js';
 
 /** `sqlite:<path>` or `sqlite::memory:`. One connection; Kysely serialises transactions on it. */
@@ -16,8 +16,19 @@ export function sqliteSupport(url: string): DialectSupport {
   return {
     name: 'sqlite',
     kyselyDialect: new SqliteDialect({ database }),
+    migrationSchema: undefined,
     bigint: 'integer',
     addIdColumn: (table) => table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()),
+    createObjectDeletionTrigger: async (db, table, keyColumn) => {
+      await sql`
+        CREATE TRIGGER ${sql.id(`${table}_object_deletion`)} AFTER DELETE ON ${sql.id(table)}
+        FOR EACH ROW WHEN OLD.${sql.id(keyColumn)} IS NOT NULL
+        BEGIN
+          INSERT INTO object_deletions (storage_key, queued_at)
+          VALUES (OLD.${sql.id(keyColumn)}, CAST(strftime('%s', 'now') AS INTEGER));
+        END`.execute(db);
+    },
     lockRow: () => Promise.resolve(),
+    lockTableForWrite: () => Promise.resolve(),
   };
 }

@@ -11,6 +11,11 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface DialectSupport {
   readonly name: DialectName;
   readonly kyselyDialect: Dialect;
+  /**
+   * Schema of Kysely's migration tables. Kysely looks for them in every schema unless told,
+   * so PostgreSQL names its own (other schemas in the database may hold their own copies).
+   */
+  readonly migrationSchema: string | undefined;
   /** Column type for integer Unix seconds and byte sizes. */
   readonly bigint: ColumnDataType;
   /** Adds an auto-incrementing integer primary key called `id`. */
@@ -19,5 +24,18 @@ export interface DialectSupport {
    * Inside a transaction, locks one row until commit. PostgreSQL: SELECT ... FOR UPDATE.
    * SQLite: nothing to do, its single connection already serialises transactions.
    */
+  /**
+   * Creates a trigger that, whenever a row of `table` with a non-null `keyColumn` is deleted
+   * (directly or through a cascade), queues that storage key in `object_deletions`, so the
+   * stored object is removed even when the row went with its workspace or folder.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  createObjectDeletionTrigger(db: Kysely<any>, table: string, keyColumn: string): Promise<void>;
   lockRow(trx: Kysely<Database>, table: 'workspaces' | 'assets', id: number): Promise<void>;
+  /**
+   * Inside a transaction, keeps other writers of the table out until commit (readers go on),
+   * for checks no single row can guard, e.g. "no user exists yet". PostgreSQL: LOCK TABLE
+   * IN SHARE ROW EXCLUSIVE MODE. SQLite: nothing to do, as for lockRow.
+   */
+  lockTableForWrite(trx: Kysely<Database>, table: 'users'): Promise<void>;
 }

@@ -1,0 +1,87 @@
+/**
+ * Facts derived from a file rather than stored as user input: the coarse
+ * file_type of an asset (from its MIME type) and its orientation (from its
+ * pixel dimensions). Pure functions, shared by the catalog, uploads and search.
+ */
+export const FILE_TYPES = ['image', 'video', 'audio', 'document', 'archive', 'other'] as const;
+export type FileType = (typeof FILE_TYPES)[number];
+
+export const ORIENTATIONS = ['landscape', 'portrait', 'square'] as const;
+export type Orientation = (typeof ORIENTATIONS)[number];
+
+/** Exact application/* subtypes that are archives (compressed or bundled files). */
+const ARCHIVES = new Set([
+  'zip',
+  'x-zip-compressed',
+  'x-tar',
+  'gzip',
+  'x-gzip',
+  'x-bzip',
+  'x-bzip2',
+  'x-xz',
+  'zstd',
+  'x-7z-compressed',
+  'x-rar-compressed',
+  'vnd.rar',
+  'x-compress',
+  'x-lzh-compressed',
+  'java-archive',
+]);
+
+/** Exact application/* subtypes that are documents (office formats, PDF, structured text). */
+const DOCUMENTS = new Set([
+  'pdf',
+  'rtf',
+  'msword',
+  'vnd.ms-excel',
+  'vnd.ms-powerpoint',
+  'vnd.apple.pages',
+  'vnd.apple.numbers',
+  'vnd.apple.keynote',
+  'epub+zip',
+  'json',
+  'xml',
+  'x-latex',
+  'postscript',
+]);
+
+/** Prefixes of application/* subtypes that are documents (OOXML and OpenDocument families). */
+const DOCUMENT_PREFIXES = ['vnd.openxmlformats-officedocument.', 'vnd.oasis.opendocument.'];
+
+/**
+ * MIME type -> file_type. Case and parameters (`; charset=...`) are ignored;
+ * anything unrecognised or malformed is `other`.
+ */
+export function fileTypeOf(mime: string | null | undefined): FileType {
+  const essence = (mime ?? '').split(';')[0]!.trim().toLowerCase();
+  const slash = essence.indexOf('/');
+  if (slash <= 0 || slash === essence.length - 1) return 'other';
+  const type = essence.slice(0, slash);
+  const subtype = essence.slice(slash + 1);
+  switch (type) {
+    case 'image':
+    case 'video':
+    case 'audio':
+      return type;
+    case 'text':
+      return 'document';
+    case 'application':
+      if (ARCHIVES.has(subtype)) return 'archive';
+      if (DOCUMENTS.has(subtype) || DOCUMENT_PREFIXES.some((p) => subtype.startsWith(p))) return 'document';
+      return 'other';
+    default:
+      return 'other';
+  }
+}
+
+function isDimension(n: number | null | undefined): n is number {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0;
+}
+
+/** Width and height in pixels -> orientation; null when either is unknown or not positive. */
+export function orientationOf(width: number | null | undefined, height: number | null | undefined): Orientation | null {
+  if (!isDimension(width) || !isDimension(height)) return null;
+  if (width > height) return 'landscape';
+  if (width < height) return 'portrait';
+  return 'square';
+}

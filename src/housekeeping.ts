@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from './context.js';
+import { deleteExpiredSessions } from './repositories/sessions.js';
+import type { Services } from './services/index.js';
+
+const INTERVAL_MS = 60_000;
+
+/**
+ * Periodic clean-up that needs no queue: expired sessions, abandoned uploads,
+ * objects of deleted rows. Runs every minute in every process; each step is idempotent, so several
+ * API processes may run it at once.
+ */
+export function startHousekeeping(app: FastifyInstance, ctx: AppContext, services: Services): void {
+  const run = async () => {
+    await deleteExpiredSessions(ctx.db, ctx.now());
+    await services.storage.sweepStaleUploads();
+    await services.storage.drainObjectDeletions();
+  };
+  const timer = setInterval(() => {
+    run().catch((err: unknown) => app.log.warn({ err }, 'housekeeping failed'));
+  }, INTERVAL_MS);
+  timer.unref();
+  app.addHook('onClose', () => clearInterval(timer));
+}

@@ -1,0 +1,158 @@
+import type { DB } from '../db/database.js';
+import type { AssetRow } from '../db/schema.js';
+import { fileTypeOf, orientationOf } from '../domain/file-types.js';
+
+/**
+ * SQL for the assets table. The JSON text columns (tags, metadata) are parsed
+ * and serialised here and nowhere else: callers see arrays and objects.
+ * Every query that reads or writes by id also filters by workspace, except
+ * `findAsset`, which the services use to learn an asset's workspace before
+ * checking the caller's role in it. Listings only see 'ready' assets (an
+ * asset is 'uploading' between start and completion of its upload).
+ */
+export interface AssetRecord extends Omit<AssetRow, 'tags' | 'metadata'> {
+  tags: string[];
+  metadata: Record<string, unknown>;
+}
+
+/** What the upload feature (and test factories) pass to create an asset. file_type and orientation are derived. */
+export interface NewAssetValues {
+  workspace_id: number;
+  folder_id?: number | null;
+  /** Defaults to file_name. */
+  display_file_name?: string;
+  file_name: string;
+  mime_type: string;
+  file_size: number;
+  width?: number | null;
+  height?: number | null;
+  tags?: string[];
+  visibility?: number;
+  metadata?: Record<string, unknown>;
+  storage_key?: string | null;
+  /** Defaults to 'ready'. The upload feature creates 'uploading' assets, which the catalog does not show. */
+  status?: 'uploading' | 'ready';
+  created_by: string;
+  created_at: number;
+  /** Defaults to created_at. */
+  modified_at?: number;
+}
+
+export interface AssetPatch {
+  display_file_name?: string;
+  tags?: string[];
+  visibility?: number;
+  folder_id?: number | null;
+  metadata?: Record<string, unknown>;
+}
+
+export interface PageWindow {
+  limit: number;
+  offset: number;
+}
+
+export function parseTags(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function parseObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function toRecord(row: AssetRow): AssetRecord {
+  return { ...row, tags: parseTags(row.tags), metadata: parseObject(row.metadata) };
+}
+
+export async function insertAsset(db: DB, values: NewAssetValues): Promise<AssetRecord> {
+  const width = values.width ?? null;
+  const height = values.height ?? null;
+  const row = await db
+    .insertInto('assets')
+    .values({
+      workspace_id: values.workspace_id,
+      folder_id: values.folder_id ?? null,
+      display_file_name: values.display_file_name ?? values.file_name,
+      file_name: values.file_name,
+      file_type: fileTypeOf(values.mime_type),
+      mime_type: values.mime_type,
+      file_size: values.file_size,
+      width,
+      height,
+      orientation: orientationOf(width, height),
+      tags: JSON.stringify(values.tags ?? []),
+      visibility: values.visibility ?? 0,
+      metadata: JSON.stringify(values.metadata ?? {}),
+      storage_key: values.storage_key ?? null,
+      status: values.status ?? 'ready',
+      created_by: values.created_by,
+      created_at: values.created_at,
+      modified_at: values.modified_at ?? values.created_at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toRecord(row);
+}
+
+export async function findAsset(db: DB, id: number): Promise<AssetRecord | undefined> {
+  const row = await db.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+/** folderId: undefined = every asset of the workspace, null = assets outside any folder, n = assets directly in folder n. */
+export async function listAssets(
+  db: DB,
+  workspaceId: number,
+  folderId: number | null | undefined,
+  window: PageWindow,
+): Promise<{ items: AssetRecord[]; total: number }> {
+  let base = db.selectFrom('assets').where('workspace_id', '=', workspaceId).where('status', '=', 'ready');
+  if (folderId === null) base = base.where('folder_id', 'is', null);
+  else if (folderId !== undefined) base = base.where('folder_id', '=', folderId);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('id').limit(window.limit).offset(window.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(toRecord), total: Number(count.n) };
+}
+
+export async function updateAsset(db: DB, workspaceId: number, id: number, patch: AssetPatch, now: number): Promise<void> {
+  const { tags, metadata, ...plain } = patch;
+  await db
+    .updateTable('assets')
+    .set({
+      ...plain,
+      ...(tags !== undefined && { tags: JSON.stringify(tags) }),
+      ...(metadata !== undefined && { metadata: JSON.stringify(metadata) }),
+      modified_at: now,
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteAsset(db: DB, workspaceId: number, id: number): Promise<void> {
+  await db.deleteFrom('assets').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+}
+
+/** Of `ids`, those that are ready assets of the workspace. */
+export async function assetIdsInWorkspace(db: DB, workspaceId: number, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('assets')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'ready')
+    .where('id', 'in', ids)
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}

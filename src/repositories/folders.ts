@@ -1,0 +1,165 @@
+import type { DB } from '../db/database.js';
+import type { FolderRow } from '../db/schema.js';
+import { parseTags, type PageWindow } from './assets.js';
+
+/** SQL for the folders table. tags is JSON text, parsed here. Trees are walked with WITH RECURSIVE (both dialects). */
+export interface FolderRecord extends Omit<FolderRow, 'tags'> {
+  tags: string[];
+}
+
+export interface NewFolderValues {
+  workspace_id: number;
+  parent_id: number | null;
+  name: string;
+  visibility: number;
+  tags: string[];
+  now: number;
+}
+
+export interface FolderPatch {
+  name?: string;
+  parent_id?: number | null;
+  visibility?: number;
+  tags?: string[];
+}
+
+function toRecord(row: FolderRow): FolderRecord {
+  return { ...row, tags: parseTags(row.tags) };
+}
+
+export async function insertFolder(db: DB, v: NewFolderValues): Promise<FolderRecord> {
+  const row = await db
+    .insertInto('folders')
+    .values({
+      workspace_id: v.workspace_id,
+      parent_id: v.parent_id,
+      name: v.name,
+      visibility: v.visibility,
+      tags: JSON.stringify(v.tags),
+      created_at: v.now,
+      modified_at: v.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toRecord(row);
+}
+
+export async function findFolder(db: DB, id: number): Promise<FolderRecord | undefined> {
+  const row = await db.selectFrom('folders').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function folderExistsInWorkspace(db: DB, workspaceId: number, id: number): Promise<boolean> {
+  const row = await db.selectFrom('folders').select('id').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** parentId: undefined = every folder of the workspace, null = top-level folders, n = children of folder n. */
+export async function listFolders(
+  db: DB,
+  workspaceId: number,
+  parentId: number | null | undefined,
+  window: PageWindow,
+): Promise<{ items: FolderRecord[]; total: number }> {
+  let base = db.selectFrom('folders').where('workspace_id', '=', workspaceId);
+  if (parentId === null) base = base.where('parent_id', 'is', null);
+  else if (parentId !== undefined) base = base.where('parent_id', '=', parentId);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('id').limit(window.limit).offset(window.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(toRecord), total: Number(count.n) };
+}
+
+export async function updateFolder(db: DB, workspaceId: number, id: number, patch: FolderPatch, now: number): Promise<void> {
+  const { tags, ...plain } = patch;
+  await db
+    .updateTable('folders')
+    .set({ ...plain, ...(tags !== undefined && { tags: JSON.stringify(tags) }), modified_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The folder and all its ancestors, walking parent_id upwards inside the workspace. */
+export async function ancestorIds(db: DB, workspaceId: number, folderId: number): Promise<number[]> {
+  const rows = await db
+    .withRecursive('chain(id, parent_id)', (qb) =>
+      qb
+        .selectFrom('folders')
+        .select(['id', 'parent_id'])
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', folderId)
+        // UNION (not UNION ALL) so that a corrupt cycle ends the walk instead of looping.
+        .union((qb2) =>
+          qb2
+            .selectFrom('folders as f')
+            .innerJoin('chain as c', 'c.parent_id', 'f.id')
+            .select(['f.id', 'f.parent_id'])
+            .where('f.workspace_id', '=', workspaceId),
+        ),
+    )
+    .selectFrom('chain')
+    .select('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Direct contents of a folder: subfolders and assets. */
+export async function countContents(db: DB, workspaceId: number, id: number): Promise<{ folders: number; assets: number }> {
+  const [folders, assets] = await Promise.all([
+    db
+      .selectFrom('folders')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('parent_id', '=', id)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('assets')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('folder_id', '=', id)
+      // An asset still uploading is not shown, so it does not make the folder non-empty (the FK moves it to no folder).
+      .where('status', '=', 'ready')
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { folders: Number(folders.n), assets: Number(assets.n) };
+}
+
+/** `WITH RECURSIVE subtree(id)`: the folder and every folder below it, inside the workspace. */
+function withSubtree(db: DB, workspaceId: number, id: number) {
+  return db.withRecursive('subtree(id)', (qb) =>
+    qb
+      .selectFrom('folders')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .union((qb2) =>
+        qb2
+          .selectFrom('folders as f')
+          .innerJoin('subtree as s', 's.id', 'f.parent_id')
+          .select('f.id')
+          .where('f.workspace_id', '=', workspaceId),
+      ),
+  );
+}
+
+/** Deletes the folder, every folder below it and every asset in any of them. Returns how many of each went. */
+export async function deleteFolderTree(db: DB, workspaceId: number, id: number): Promise<{ folders: number; assets: number }> {
+  // Counted first: SQLite does not count the subfolders that the parent_id cascade removed before the DELETE reached them.
+  const tree = await withSubtree(db, workspaceId, id)
+    .selectFrom('subtree')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  const assets = await withSubtree(db, workspaceId, id)
+    .deleteFrom('assets')
+    .where('workspace_id', '=', workspaceId)
+    .where('folder_id', 'in', (eb) => eb.selectFrom('subtree').select('subtree.id'))
+    .executeTakeFirst();
+  await withSubtree(db, workspaceId, id)
+    .deleteFrom('folders')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', (eb) => eb.selectFrom('subtree').select('subtree.id'))
+    .execute();
+  return { folders: Number(tree.n), assets: Number(assets.numDeletedRows) };
+}

@@ -1,0 +1,85 @@
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import { Envelope, IdParams, ok } from '../http/schemas.js';
+import type { CatalogService } from '../services/catalog-service.js';
+import { AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf } from './catalog-schemas.js';
+
+const NOT_VISIBLE =
+  'An asset that does not exist and an asset of a workspace the caller is not a member of both answer 404 with the same body.';
+
+export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService }> = (app, { catalog }, done) => {
+  const assets = catalog.assets;
+  const tags = ['assets'];
+
+  app.get(
+    '/dam/assets',
+    {
+      schema: {
+        tags,
+        summary: 'List the assets of a workspace (viewers and up)',
+        description:
+          'Ordered by id ascending. folder_id omitted lists every asset of the workspace, folder_id=root the assets that are ' +
+          'in no folder, folder_id=n the assets directly in folder n (not in its subfolders). A folder_id that is not a folder ' +
+          'of the workspace is 400 VALIDATION_ERROR with field folder_id. Not a member of the workspace: 404. ' +
+          'Unknown query parameters are rejected (400). Every member sees every asset: visibility is stored for sharing, ' +
+          'it does not hide assets from members.',
+        querystring: AssetListQuery,
+        response: { 200: Envelope(PageOf(AssetSchema)), ...catalogErrors },
+      },
+    },
+    async (req) => ok(await assets.list(req.caller, req.query)),
+  );
+
+  app.get(
+    '/dam/assets/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One asset (viewers and up)',
+        description: NOT_VISIBLE,
+        params: IdParams,
+        response: { 200: Envelope(AssetSchema), ...catalogErrors },
+      },
+    },
+    async (req) => ok(await assets.get(req.caller, req.params.id)),
+  );
+
+  app.patch(
+    '/dam/assets/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Edit an asset: display name, tags, visibility, folder, metadata (managers and admins)',
+        description:
+          'Only the properties sent change; at least one is required and unknown properties are rejected (400). ' +
+          'tags and metadata are replaced as a whole (no merge). folder_id null moves the asset out of any folder; a folder_id ' +
+          'that is not a folder of the asset\'s workspace (missing or in another workspace, indistinguishable) is 400 ' +
+          'VALIDATION_ERROR with field folder_id. modified_at is set on every successful PATCH. ' +
+          'file_name, mime_type, size and dimensions (hence file_type and orientation) are facts of the file, not editable here. ' +
+          NOT_VISIBLE,
+        params: IdParams,
+        body: AssetPatchBody,
+        response: { 200: Envelope(AssetSchema), ...catalogErrors },
+      },
+    },
+    async (req) => ok(await assets.update(req.caller, req.params.id, req.body)),
+  );
+
+  app.delete(
+    '/dam/assets/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an asset (managers and admins)',
+        description:
+          'The asset leaves every collection it was in; the positions of those collections are closed up. ' + NOT_VISIBLE,
+        params: IdParams,
+        response: { 200: Envelope(Deleted), ...catalogErrors },
+      },
+    },
+    async (req) => {
+      await assets.remove(req.caller, req.params.id);
+      return ok({ id: req.params.id });
+    },
+  );
+  done();
+};

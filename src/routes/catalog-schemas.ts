@@ -1,0 +1,192 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import { FILE_TYPES, ORIENTATIONS } from '../domain/file-types.js';
+import { ErrorBody, Paging, Tags, Visibility } from '../http/schemas.js';
+
+/**
+ * TypeBox schemas of the catalog (assets, folders, collections), declared once:
+ * they validate requests, type the handlers and services, and feed OpenAPI.
+ * Storage, search and versions reuse AssetSchema / AssetView.
+ */
+
+const Id = Type.Integer({ minimum: 1 });
+const Unix = Type.Integer({ description: 'Unix seconds' });
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Not blank' });
+export const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form JSON object' });
+
+export const AssetSchema = Type.Object({
+  id: Type.Integer(),
+  workspace_id: Type.Integer(),
+  folder_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null = not in a folder' }),
+  display_file_name: Type.String(),
+  file_name: Type.String({ description: 'Name of the uploaded file; not editable' }),
+  file_type: Type.Union(
+    [
+      Type.Literal('image'),
+      Type.Literal('video'),
+      Type.Literal('audio'),
+      Type.Literal('document'),
+      Type.Literal('archive'),
+      Type.Literal('other'),
+    ],
+    { description: `Derived from mime_type: ${FILE_TYPES.join(', ')}` },
+  ),
+  mime_type: Type.String(),
+  file_size: Type.Integer({ description: 'Bytes' }),
+  width: Type.Union([Type.Integer(), Type.Null()], { description: 'Pixels; null when unknown' }),
+  height: Type.Union([Type.Integer(), Type.Null()], { description: 'Pixels; null when unknown' }),
+  orientation: Type.Union([Type.Literal('landscape'), Type.Literal('portrait'), Type.Literal('square'), Type.Null()], {
+    description: `Derived from width and height (${ORIENTATIONS.join(', ')}); null when they are unknown`,
+  }),
+  tags: Type.Array(Type.String()),
+  visibility: Type.Integer({ description: '0 = public, any other value = private' }),
+  metadata: Metadata,
+  created_by: Type.String(),
+  created_at: Unix,
+  modified_at: Unix,
+});
+export type AssetView = Static<typeof AssetSchema>;
+
+export const FolderSchema = Type.Object({
+  id: Type.Integer(),
+  workspace_id: Type.Integer(),
+  parent_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null = top level' }),
+  name: Type.String(),
+  visibility: Type.Integer({ description: '0 = public, any other value = private' }),
+  tags: Type.Array(Type.String()),
+  created_at: Unix,
+  modified_at: Unix,
+});
+export type FolderView = Static<typeof FolderSchema>;
+
+const collectionProperties = {
+  id: Type.Integer(),
+  workspace_id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  visibility: Type.Integer({ description: '0 = public, any other value = private' }),
+  tags: Type.Array(Type.String()),
+  asset_count: Type.Integer(),
+  created_at: Unix,
+  modified_at: Unix,
+};
+export const CollectionSchema = Type.Object(collectionProperties);
+export type CollectionView = Static<typeof CollectionSchema>;
+export const CollectionDetailSchema = Type.Object({
+  ...collectionProperties,
+  asset_ids: Type.Array(Type.Integer(), { description: 'Member assets in collection order' }),
+});
+export type CollectionDetailView = Static<typeof CollectionDetailSchema>;
+
+/** A page of a list: `{ items, page, per_page, total }`. */
+export function PageOf<T extends TSchema>(item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    page: Type.Integer(),
+    per_page: Type.Integer(),
+    total: Type.Integer({ description: 'Number of items over all pages' }),
+  });
+}
+export interface PageView<T> {
+  items: T[];
+  page: number;
+  per_page: number;
+  total: number;
+}
+
+/** `root` or a folder id: how list filters name "outside any folder" vs "in folder n". */
+const FolderRef = (description: string) => Type.Union([Type.Literal('root'), Id], { description });
+
+const strict = { additionalProperties: false } as const;
+
+export const AssetListQuery = Type.Object(
+  {
+    workspaceId: Id,
+    folder_id: Type.Optional(FolderRef('Omitted: every asset of the workspace; root: assets in no folder; n: assets directly in folder n')),
+    ...Paging,
+  },
+  strict,
+);
+
+export const AssetPatchBody = Type.Object(
+  {
+    display_file_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' })),
+    tags: Type.Optional(Tags),
+    visibility: Type.Optional(Visibility),
+    folder_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'null moves the asset out of any folder' })),
+    metadata: Type.Optional(Metadata),
+  },
+  { ...strict, minProperties: 1 },
+);
+
+export const FolderListQuery = Type.Object(
+  {
+    workspaceId: Id,
+    parent_id: Type.Optional(FolderRef('Omitted: every folder of the workspace; root: top-level folders; n: children of folder n')),
+    ...Paging,
+  },
+  strict,
+);
+
+export const FolderCreateBody = Type.Object(
+  {
+    workspace_id: Id,
+    name: Name,
+    parent_id: Type.Optional(Type.Union([Id, Type.Null()], { default: null, description: 'Omitted or null: top level' })),
+    visibility: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: '0 = public, any other value = private' })),
+    tags: Type.Optional(Tags),
+  },
+  strict,
+);
+
+export const FolderPatchBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    parent_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'null moves the folder to the top level' })),
+    visibility: Type.Optional(Visibility),
+    tags: Type.Optional(Tags),
+  },
+  { ...strict, minProperties: 1 },
+);
+
+export const FolderDeleteQuery = Type.Object(
+  { recursive: Type.Optional(Type.Boolean({ default: false, description: 'Also delete subfolders and every asset in them' })) },
+  strict,
+);
+
+export const CollectionListQuery = Type.Object({ workspaceId: Id, ...Paging }, strict);
+
+export const CollectionCreateBody = Type.Object(
+  {
+    workspace_id: Id,
+    name: Name,
+    description: Type.Optional(Type.String({ maxLength: 2000, default: '' })),
+    visibility: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: '0 = public, any other value = private' })),
+    tags: Type.Optional(Tags),
+  },
+  strict,
+);
+
+export const CollectionPatchBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    visibility: Type.Optional(Visibility),
+    tags: Type.Optional(Tags),
+  },
+  { ...strict, minProperties: 1 },
+);
+
+export const AssetIdsBody = Type.Object(
+  { asset_ids: Type.Array(Id, { minItems: 1, maxItems: 1000, uniqueItems: true, description: 'Asset ids, in the order to append' }) },
+  strict,
+);
+
+export const FolderDeleted = Type.Object({
+  id: Type.Integer(),
+  deleted_folders: Type.Integer({ description: 'The folder itself and its subfolders' }),
+  deleted_assets: Type.Integer(),
+});
+
+export const Deleted = Type.Object({ id: Type.Integer() });
+
+export const catalogErrors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };

@@ -1,0 +1,107 @@
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import { Envelope, IdParams, ok } from '../http/schemas.js';
+import type { CatalogService } from '../services/catalog-service.js';
+import {
+  catalogErrors,
+  FolderCreateBody,
+  FolderDeleted,
+  FolderDeleteQuery,
+  FolderListQuery,
+  FolderPatchBody,
+  FolderSchema,
+  PageOf,
+} from './catalog-schemas.js';
+
+const NOT_VISIBLE =
+  'A folder that does not exist and a folder of a workspace the caller is not a member of both answer 404 with the same body.';
+const PARENT_RULE =
+  'A parent_id that is not a folder of the same workspace (missing or in another workspace, indistinguishable) is 400 ' +
+  'VALIDATION_ERROR with field parent_id. Folder names need not be unique.';
+
+export const folderRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService }> = (app, { catalog }, done) => {
+  const folders = catalog.folders;
+  const tags = ['folders'];
+
+  app.post(
+    '/dam/folders',
+    {
+      schema: {
+        tags,
+        summary: 'Create a folder (managers and admins)',
+        description:
+          'The workspace is named in the body as workspace_id (like the workspace_id of the returned folder). ' +
+          'parent_id omitted or null creates a top-level folder. ' +
+          PARENT_RULE,
+        body: FolderCreateBody,
+        response: { 201: Envelope(FolderSchema), ...catalogErrors },
+      },
+    },
+    async (req, reply) => reply.status(201).send(ok(await folders.create(req.caller, req.body))),
+  );
+
+  app.get(
+    '/dam/folders',
+    {
+      schema: {
+        tags,
+        summary: 'List the folders of a workspace (viewers and up)',
+        description:
+          'Ordered by id ascending. parent_id omitted lists every folder of the workspace (build the tree client-side), ' +
+          'parent_id=root the top-level folders, parent_id=n the direct children of folder n. A parent_id that is not a ' +
+          'folder of the workspace is 400 VALIDATION_ERROR with field parent_id. Not a member of the workspace: 404.',
+        querystring: FolderListQuery,
+        response: { 200: Envelope(PageOf(FolderSchema)), ...catalogErrors },
+      },
+    },
+    async (req) => ok(await folders.list(req.caller, req.query)),
+  );
+
+  app.get(
+    '/dam/folders/:id',
+    {
+      schema: { tags, summary: 'One folder (viewers and up)', description: NOT_VISIBLE, params: IdParams, response: { 200: Envelope(FolderSchema), ...catalogErrors } },
+    },
+    async (req) => ok(await folders.get(req.caller, req.params.id)),
+  );
+
+  app.patch(
+    '/dam/folders/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Rename, move or retag a folder (managers and admins)',
+        description:
+          'Only the properties sent change; at least one is required. parent_id null moves the folder to the top level. ' +
+          'A folder cannot become its own ancestor: a parent_id equal to the folder or to one of its subfolders is 400 ' +
+          'VALIDATION_ERROR with field parent_id. ' +
+          PARENT_RULE +
+          ' modified_at is set on every successful PATCH. ' +
+          NOT_VISIBLE,
+        params: IdParams,
+        body: FolderPatchBody,
+        response: { 200: Envelope(FolderSchema), ...catalogErrors },
+      },
+    },
+    async (req) => ok(await folders.update(req.caller, req.params.id, req.body)),
+  );
+
+  app.delete(
+    '/dam/folders/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a folder (managers and admins)',
+        description:
+          'A folder that still holds subfolders or assets is 409 NOT_EMPTY unless recursive=true, which deletes the folder, ' +
+          'all its subfolders and every asset in any of them (the assets also leave their collections). The answer counts ' +
+          'what was deleted. ' +
+          NOT_VISIBLE,
+        params: IdParams,
+        querystring: FolderDeleteQuery,
+        response: { 200: Envelope(FolderDeleted), ...catalogErrors },
+      },
+    },
+    async (req) => ok(await folders.remove(req.caller, req.params.id, req.query.recursive ?? false)),
+  );
+  done();
+};

@@ -1,0 +1,41 @@
+import path from 'node:path';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppConfig } from '../config.js';
+import { registerMultipartSpool, SpooledFileSchema } from '../http/multipart.js';
+import { Envelope, ErrorBody, ok, Visibility } from '../http/schemas.js';
+import type { ServerUploadService } from '../services/server-upload-service.js';
+import { AssetSchema } from './catalog-schemas.js';
+
+/** seed 4.6: POST /api/upload-asset, a whole file through the server as multipart/form-data. */
+export const serverUploadRoutes: FastifyPluginAsyncTypebox<{ uploads: ServerUploadService; config: AppConfig }> = async (
+  app,
+  { uploads, config },
+) => {
+  await registerMultipartSpool(app, { tmpDir: path.join(config.dataDir, 'tmp'), maxFileSize: config.maxFileSize });
+
+  app.post(
+    '/api/upload-asset',
+    {
+      schema: {
+        tags: ['storage'],
+        summary: 'Upload a file through the server (managers and admins)',
+        description:
+          'multipart/form-data with one file part `file` and the fields `workspaceId` (required), `folder_id`, `tags` ' +
+          '(a JSON array or a comma-separated list), `visibility` (0 public, other private) and `display_file_name`. ' +
+          'The file is streamed to the object store (never held in memory), at most DAM_MAX_FILE_SIZE bytes (413 above).',
+        consumes: ['multipart/form-data'],
+        body: Type.Object({
+          file: SpooledFileSchema,
+          workspaceId: Type.Integer({ minimum: 1 }),
+          folder_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          tags: Type.Optional(Type.String({ maxLength: 20_000 })),
+          visibility: Type.Optional(Visibility),
+          display_file_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+        }),
+        response: { 201: Envelope(AssetSchema), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 502: ErrorBody },
+      },
+    },
+    async (req, reply) => reply.status(201).send(ok(await uploads.upload(req.caller, req.body))),
+  );
+};

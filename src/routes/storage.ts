@@ -1,0 +1,166 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ErrorBody } from '../http/schemas.js';
+import type { StorageService } from '../services/storage-service.js';
+import { MAX_PARTS, PART_URL_TTL } from '../services/storage-service.js';
+
+// seed 2.3: identifiers are strings on the wire; digits are accepted as strings or numbers.
+const Id = (description: string) => Type.Integer({ minimum: 1, description });
+const WorkspaceId = Id('Workspace identifier');
+const AssetId = Id('Asset identifier');
+const UploadId = Type.String({ minLength: 1, maxLength: 1024, description: 'Multipart upload identifier' });
+// A MIME type per RFC 6838: type/subtype with restricted-name characters, optional parameters.
+const MimeType = Type.String({
+  pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\\s*;.*)?$",
+  maxLength: 255,
+  description: 'MIME type of the file, e.g. image/jpeg',
+});
+const Key = Type.String({ minLength: 1, maxLength: 1024, description: 'Storage key {workspaceId}/digital_assets/{assetId}' });
+const Part = Type.Object({ ETag: Type.String({ minLength: 1, maxLength: 200 }), PartNumber: Type.Integer({ minimum: 1, maximum: MAX_PARTS }) });
+const Success = Type.Object({ success: Type.Boolean() });
+const CorsRule = Type.Object({
+  AllowedMethods: Type.Array(Type.String()),
+  AllowedOrigins: Type.Array(Type.String()),
+  AllowedHeaders: Type.Optional(Type.Array(Type.String())),
+  ExposeHeaders: Type.Optional(Type.Array(Type.String())),
+  MaxAgeSeconds: Type.Optional(Type.Integer()),
+});
+const UploadRefQuery = Type.Object({ UploadId, assetId: AssetId, workspaceId: WorkspaceId });
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
+
+/** seed 4.3: the object storage endpoints, with the seed's own parameter names and answers. */
+export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService }> = async (app, { storage }) => {
+  const tags = ['storage'];
+
+  app.get(
+    '/storage/getBucketConfig',
+    { schema: { tags, summary: 'Bucket CORS rules (instance admins)', response: { 200: Type.Object({ CORSRules: Type.Array(CorsRule) }), ...errors } } },
+    (req) => storage.getBucketConfig(req.caller),
+  );
+
+  app.post(
+    '/storage/updateBucketConfig',
+    {
+      schema: {
+        tags,
+        summary: 'Apply the default CORS rules (instance admins)',
+        description:
+          'No body. Writes seed 2.3\'s rule set (GET, POST, PUT, DELETE from any origin, any header, ETag exposed) to the bucket; ' +
+          'on the local store, to the rules its part-upload route applies.',
+        response: { 200: Success, ...errors },
+      },
+    },
+    (req) => storage.updateBucketConfig(req.caller),
+  );
+
+  app.get(
+    '/storage/start-upload',
+    {
+      schema: {
+        tags,
+        summary: 'Start a multipart upload (managers and admins)',
+        description:
+          'Creates the asset (listed only once the upload completes) and a multipart upload for its key. ' +
+          'Optional `fileName` names the file (default "untitled"); optional `folderId` files it in a folder of the same workspace.',
+        querystring: Type.Object({
+          workspaceId: WorkspaceId,
+          fileType: MimeType,
+          fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+          folderId: Type.Optional(Type.Integer({ minimum: 1 })),
+        }),
+        response: { 200: Type.Object({ uploadId: Type.String(), assetId: Type.Integer() }), ...errors },
+      },
+    },
+    (req) => storage.startUpload(req.caller, req.query),
+  );
+
+  app.get(
+    '/storage/get-upload-url',
+    {
+      schema: {
+        tags,
+        summary: 'Presigned URL to PUT one part to',
+        description: `The URL lives ${PART_URL_TTL} s. PUT the part's bytes to it without a bearer token; keep the ETag response header.`,
+        querystring: Type.Object({ PartNumber: Type.Integer({ minimum: 1, maximum: MAX_PARTS }), UploadId, assetId: AssetId, workspaceId: WorkspaceId }),
+        response: { 200: Type.Object({ url: Type.String(), expiresIn: Type.Integer() }), ...errors },
+      },
+    },
+    (req) => storage.partUploadUrl(req.caller, { uploadId: req.query.UploadId, assetId: req.query.assetId, workspaceId: req.query.workspaceId }, req.query.PartNumber),
+  );
+
+  app.post(
+    '/storage/complete-upload',
+    {
+      schema: {
+        tags,
+        summary: 'Join the uploaded parts into the object',
+        description:
+          'Parts must be listed in ascending PartNumber order with the ETags the part uploads returned; every part but the last ' +
+          'must be at least DAM_MIN_PART_SIZE bytes. Completing again with the same parts returns the same answer; with other parts, 409. ' +
+          '`location` is the download URL of the object on this API.',
+        body: Type.Object({ uploadId: UploadId, assetId: AssetId, workspaceId: WorkspaceId, parts: Type.Array(Part, { maxItems: MAX_PARTS }) }),
+        response: { 200: Type.Object({ success: Type.Boolean(), location: Type.String(), key: Type.String() }), ...errors },
+      },
+    },
+    (req) => storage.completeUpload(req.caller, { uploadId: req.body.uploadId, assetId: req.body.assetId, workspaceId: req.body.workspaceId }, req.body.parts),
+  );
+
+  app.get(
+    '/storage/list-parts',
+    {
+      schema: {
+        tags,
+        summary: 'Parts uploaded so far, to resume an upload',
+        querystring: UploadRefQuery,
+        response: {
+          200: Type.Object({ parts: Type.Array(Type.Object({ PartNumber: Type.Integer(), ETag: Type.String(), Size: Type.Integer() })) }),
+          ...errors,
+        },
+      },
+    },
+    (req) => storage.listParts(req.caller, { uploadId: req.query.UploadId, assetId: req.query.assetId, workspaceId: req.query.workspaceId }),
+  );
+
+  app.delete(
+    '/storage/abort-upload',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel an upload: its parts and its unfinished asset are removed',
+        querystring: UploadRefQuery,
+        response: { 200: Success, ...errors },
+      },
+    },
+    (req) => storage.abortUpload(req.caller, { uploadId: req.query.UploadId, assetId: req.query.assetId, workspaceId: req.query.workspaceId }),
+  );
+
+  app.get(
+    '/storage/download',
+    {
+      schema: {
+        tags,
+        summary: 'Download an object (any member)',
+        description: 'Streams the file as an attachment. A single `Range` is answered with 206; an unsatisfiable one with 416.',
+        querystring: Type.Object({ key: Key, workspaceId: WorkspaceId }),
+        response: { 200: Type.Any({ description: 'The file' }), 206: Type.Any({ description: 'Part of the file' }), ...errors, 416: ErrorBody },
+      },
+    },
+    async (req, reply) => {
+      const result = await storage.download(req.caller, req.query, req.headers.range);
+      return reply.status(result.status).headers(result.headers).send(result.stream);
+    },
+  );
+
+  app.delete(
+    '/storage/delete',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an object and its asset (managers and admins)',
+        querystring: Type.Object({ key: Key, workspaceId: WorkspaceId }),
+        response: { 200: Success, ...errors },
+      },
+    },
+    (req) => storage.deleteObject(req.caller, req.query),
+  );
+};

@@ -1,0 +1,121 @@
+import type { Static } from 'typebox';
+import type { AppContext } from '../context.js';
+import type { DB } from '../db/database.js';
+import { notFound } from '../errors.js';
+import { assetIdsInWorkspace } from '../repositories/assets.js';
+import * as repo from '../repositories/collections.js';
+import type {
+  CollectionCreateBody,
+  CollectionDetailView,
+  CollectionListQuery,
+  CollectionPatchBody,
+  CollectionView,
+  PageView,
+} from '../routes/catalog-schemas.js';
+import { requireRole } from './access.js';
+import type { Caller } from './auth-service.js';
+import { badReference, loadAuthorized, pageWindow } from './catalog-access.js';
+
+export function toCollectionView(c: repo.CollectionRecord): CollectionView {
+  return {
+    id: c.id,
+    workspace_id: c.workspace_id,
+    name: c.name,
+    description: c.description,
+    visibility: c.visibility,
+    tags: c.tags,
+    asset_count: c.asset_count,
+    created_at: c.created_at,
+    modified_at: c.modified_at,
+  };
+}
+
+/**
+ * Curated, ordered lists of assets of one workspace. Membership changes run
+ * in a transaction holding the workspace row lock and bump modified_at.
+ */
+export class CollectionService {
+  constructor(private readonly ctx: AppContext) {}
+
+  async list(caller: Caller, q: Static<typeof CollectionListQuery>): Promise<PageView<CollectionView>> {
+    await requireRole(this.ctx.db, q.workspaceId, caller.id, 'viewer');
+    const w = pageWindow(q);
+    const { items, total } = await repo.listCollections(this.ctx.db, q.workspaceId, w);
+    return { items: items.map(toCollectionView), page: w.page, per_page: w.per_page, total };
+  }
+
+  async create(caller: Caller, body: Static<typeof CollectionCreateBody>): Promise<CollectionDetailView> {
+    await requireRole(this.ctx.db, body.workspace_id, caller.id, 'manager');
+    const id = await repo.insertCollection(this.ctx.db, {
+      workspace_id: body.workspace_id,
+      name: body.name,
+      description: body.description ?? '',
+      visibility: body.visibility ?? 0,
+      tags: body.tags ?? [],
+      now: this.ctx.now(),
+    });
+    return this.detail(this.ctx.db, id);
+  }
+
+  async get(caller: Caller, id: number): Promise<CollectionDetailView> {
+    await this.load(caller, id, 'viewer');
+    return this.detail(this.ctx.db, id);
+  }
+
+  async update(caller: Caller, id: number, patch: Static<typeof CollectionPatchBody>): Promise<CollectionDetailView> {
+    const c = await this.load(caller, id, 'manager');
+    await repo.updateCollection(this.ctx.db, c.workspace_id, id, patch, this.ctx.now());
+    return this.detail(this.ctx.db, id);
+  }
+
+  async remove(caller: Caller, id: number): Promise<void> {
+    const c = await this.load(caller, id, 'manager');
+    await repo.deleteCollection(this.ctx.db, c.workspace_id, id);
+  }
+
+  /** Appends in the given order; ids already in the collection keep their place. Every id must be an asset of the collection's workspace. */
+  async addAssets(caller: Caller, id: number, assetIds: number[]): Promise<CollectionDetailView> {
+    const c = await this.load(caller, id, 'manager');
+    const ws = c.workspace_id;
+    return this.ctx.db.transaction().execute(async (trx) => {
+      await this.ctx.database.support.lockRow(trx, 'workspaces', ws);
+      const known = await assetIdsInWorkspace(trx, ws, assetIds);
+      const unknown = assetIds.filter((a) => !known.has(a));
+      if (unknown.length > 0) {
+        throw badReference('asset_ids', `no asset ${unknown.join(', ')} in this collection's workspace`);
+      }
+      const present = new Set(await repo.collectionAssetIds(trx, ws, id));
+      const fresh = assetIds.filter((a) => !present.has(a));
+      if (fresh.length > 0) {
+        await repo.appendAssets(trx, id, fresh, await repo.nextPosition(trx, id), this.ctx.now());
+        await repo.updateCollection(trx, ws, id, {}, this.ctx.now());
+      }
+      return this.detail(trx, id);
+    });
+  }
+
+  /** Removes the given ids; ids that are not in the collection are ignored (the call is idempotent). */
+  async removeAssets(caller: Caller, id: number, assetIds: number[]): Promise<CollectionDetailView> {
+    const c = await this.load(caller, id, 'manager');
+    const ws = c.workspace_id;
+    return this.ctx.db.transaction().execute(async (trx) => {
+      await this.ctx.database.support.lockRow(trx, 'workspaces', ws);
+      if ((await repo.removeAssets(trx, id, assetIds)) > 0) {
+        await repo.renumber(trx, ws, [id]);
+        await repo.updateCollection(trx, ws, id, {}, this.ctx.now());
+      }
+      return this.detail(trx, id);
+    });
+  }
+
+  private async detail(db: DB, id: number): Promise<CollectionDetailView> {
+    const c = await repo.findCollection(db, id);
+    if (!c) throw notFound('Collection'); // deleted concurrently
+    const assetIds = await repo.collectionAssetIds(db, c.workspace_id, id);
+    return { ...toCollectionView(c), asset_ids: assetIds };
+  }
+
+  private load(caller: Caller, id: number, min: 'viewer' | 'manager'): Promise<repo.CollectionRecord> {
+    return loadAuthorized(this.ctx.db, 'Collection', () => repo.findCollection(this.ctx.db, id), caller.id, min);
+  }
+}

@@ -1,0 +1,125 @@
+import type { Static } from 'typebox';
+import type { AppContext } from '../context.js';
+import type { DB } from '../db/database.js';
+import { appError } from '../errors.js';
+import { renumber } from '../repositories/collections.js';
+import * as folders from '../repositories/folders.js';
+import type { FolderCreateBody, FolderListQuery, FolderPatchBody, FolderView, PageView } from '../routes/catalog-schemas.js';
+import { requireRole } from './access.js';
+import type { Caller } from './auth-service.js';
+import { badReference, folderFilter, loadAuthorized, pageWindow } from './catalog-access.js';
+
+export function toFolderView(f: folders.FolderRecord): FolderView {
+  return {
+    id: f.id,
+    workspace_id: f.workspace_id,
+    parent_id: f.parent_id,
+    name: f.name,
+    visibility: f.visibility,
+    tags: f.tags,
+    created_at: f.created_at,
+    modified_at: f.modified_at,
+  };
+}
+
+export interface FolderDeletion {
+  id: number;
+  deleted_folders: number;
+  deleted_assets: number;
+}
+
+/**
+ * Folders nest through parent_id inside one workspace. Changes to the tree
+ * (create under a parent, move, delete) run in a transaction holding the
+ * workspace row lock, so that two concurrent moves cannot build a cycle.
+ */
+export class FolderService {
+  constructor(private readonly ctx: AppContext) {}
+
+  async list(caller: Caller, q: Static<typeof FolderListQuery>): Promise<PageView<FolderView>> {
+    const { db } = this.ctx;
+    await requireRole(db, q.workspaceId, caller.id, 'viewer');
+    const parentId = folderFilter(q.parent_id);
+    if (typeof parentId === 'number' && !(await folders.folderExistsInWorkspace(db, q.workspaceId, parentId))) {
+      throw badReference('parent_id', `folder ${parentId} does not exist in workspace ${q.workspaceId}`);
+    }
+    const w = pageWindow(q);
+    const { items, total } = await folders.listFolders(db, q.workspaceId, parentId, w);
+    return { items: items.map(toFolderView), page: w.page, per_page: w.per_page, total };
+  }
+
+  async create(caller: Caller, body: Static<typeof FolderCreateBody>): Promise<FolderView> {
+    const ws = body.workspace_id;
+    await requireRole(this.ctx.db, ws, caller.id, 'manager');
+    const created = await this.inTreeLock(ws, async (trx) => {
+      const parentId = body.parent_id ?? null;
+      if (parentId !== null) await this.assertParentInWorkspace(trx, ws, parentId);
+      return folders.insertFolder(trx, {
+        workspace_id: ws,
+        parent_id: parentId,
+        name: body.name,
+        visibility: body.visibility ?? 0,
+        tags: body.tags ?? [],
+        now: this.ctx.now(),
+      });
+    });
+    return toFolderView(created);
+  }
+
+  async get(caller: Caller, id: number): Promise<FolderView> {
+    return toFolderView(await this.load(caller, id, 'viewer'));
+  }
+
+  async update(caller: Caller, id: number, patch: Static<typeof FolderPatchBody>): Promise<FolderView> {
+    const folder = await this.load(caller, id, 'manager');
+    const ws = folder.workspace_id;
+    await this.inTreeLock(ws, async (trx) => {
+      if (typeof patch.parent_id === 'number') {
+        await this.assertParentInWorkspace(trx, ws, patch.parent_id);
+        const chain = await folders.ancestorIds(trx, ws, patch.parent_id);
+        if (chain.includes(id)) {
+          throw badReference('parent_id', `folder ${patch.parent_id} is this folder or one of its subfolders; a folder cannot be its own ancestor`);
+        }
+      }
+      await folders.updateFolder(trx, ws, id, patch, this.ctx.now());
+    });
+    return this.get(caller, id);
+  }
+
+  /** A folder with subfolders or assets is 409 NOT_EMPTY unless recursive, which deletes the whole subtree and its assets. */
+  async remove(caller: Caller, id: number, recursive: boolean): Promise<FolderDeletion> {
+    const folder = await this.load(caller, id, 'manager');
+    const ws = folder.workspace_id;
+    return this.inTreeLock(ws, async (trx) => {
+      if (!recursive) {
+        const contents = await folders.countContents(trx, ws, id);
+        if (contents.folders > 0 || contents.assets > 0) {
+          throw appError(
+            'NOT_EMPTY',
+            `Folder ${id} is not empty (${contents.folders} subfolders, ${contents.assets} assets); pass ?recursive=true to delete it with its contents`,
+          );
+        }
+      }
+      const deleted = await folders.deleteFolderTree(trx, ws, id);
+      if (deleted.assets > 0) await renumber(trx, ws);
+      return { id, deleted_folders: deleted.folders, deleted_assets: deleted.assets };
+    });
+  }
+
+  private async assertParentInWorkspace(db: DB, ws: number, parentId: number): Promise<void> {
+    if (!(await folders.folderExistsInWorkspace(db, ws, parentId))) {
+      throw badReference('parent_id', `folder ${parentId} does not exist in this workspace`);
+    }
+  }
+
+  private inTreeLock<T>(ws: number, fn: (trx: DB) => Promise<T>): Promise<T> {
+    return this.ctx.db.transaction().execute(async (trx) => {
+      await this.ctx.database.support.lockRow(trx, 'workspaces', ws);
+      return fn(trx);
+    });
+  }
+
+  private load(caller: Caller, id: number, min: 'viewer' | 'manager'): Promise<folders.FolderRecord> {
+    return loadAuthorized(this.ctx.db, 'Folder', () => folders.findFolder(this.ctx.db, id), caller.id, min);
+  }
+}

@@ -1,0 +1,92 @@
+import type { AppContext } from '../context.js';
+import { appError } from '../errors.js';
+import type { SpooledFile } from '../http/multipart.js';
+import { probeImage } from '../media/probe.js';
+import * as assets from '../repositories/assets.js';
+import * as lifecycle from '../repositories/asset-uploads.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import { assetKey } from '../storage/keys.js';
+import type { Caller } from './auth-service.js';
+import { requireRole } from './access.js';
+import { toAssetView } from './asset-service.js';
+import type { AssetView } from '../routes/catalog-schemas.js';
+
+export interface ServerUploadInput {
+  file: SpooledFile;
+  workspaceId: number;
+  folder_id?: number;
+  tags?: string;
+  visibility?: number;
+  display_file_name?: string;
+}
+
+/** Tags arrive as a form field: a JSON array of strings, or a comma-separated list. */
+export function parseTagsField(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  let tags: unknown = raw.split(',');
+  if (raw.trim().startsWith('[')) {
+    try {
+      tags = JSON.parse(raw);
+    } catch {
+      throw appError('VALIDATION_ERROR', 'tags must be a JSON array of strings or a comma-separated list', { field: 'tags' });
+    }
+  }
+  if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) {
+    throw appError('VALIDATION_ERROR', 'tags must be a JSON array of strings or a comma-separated list', { field: 'tags' });
+  }
+  const clean = [...new Set(tags.map((t: string) => t.trim()).filter(Boolean))];
+  if (clean.length > 100 || clean.some((t) => t.length > 100)) {
+    throw appError('VALIDATION_ERROR', 'tags: at most 100 tags of at most 100 characters', { field: 'tags' });
+  }
+  return clean;
+}
+
+/**
+ * seed 4.6 POST /api/upload-asset: a file sent through this server (for clients
+ * that cannot do the multipart flow), stored under the same key layout.
+ */
+export class ServerUploadService {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly store: ObjectStore,
+  ) {}
+
+  async upload(caller: Caller, input: ServerUploadInput): Promise<AssetView> {
+    await requireRole(this.ctx.db, input.workspaceId, caller.id, 'manager');
+    const tags = parseTagsField(input.tags);
+    if (input.folder_id !== undefined && !(await lifecycle.folderInWorkspace(this.ctx.db, input.folder_id, input.workspaceId))) {
+      throw appError('VALIDATION_ERROR', `folder_id ${input.folder_id} is not a folder of workspace ${input.workspaceId}`, { field: 'folder_id' });
+    }
+    const mimeType = input.file.mimetype || 'application/octet-stream';
+    const dimensions = mimeType.startsWith('image/') ? await probeImage(input.file.path) : undefined;
+    const asset = await assets.insertAsset(this.ctx.db, {
+      workspace_id: input.workspaceId,
+      folder_id: input.folder_id ?? null,
+      file_name: input.file.filename || 'untitled',
+      display_file_name: input.display_file_name,
+      mime_type: mimeType,
+      file_size: input.file.size,
+      width: dimensions?.width ?? null,
+      height: dimensions?.height ?? null,
+      tags,
+      visibility: input.visibility ?? 0,
+      created_by: caller.name || caller.email,
+      created_at: this.ctx.now(),
+      status: 'uploading',
+    });
+    const key = assetKey(input.workspaceId, asset.id);
+    try {
+      await this.store.putFile(key, input.file.path, mimeType);
+    } catch (err) {
+      await assets.deleteAsset(this.ctx.db, input.workspaceId, asset.id);
+      throw appError('S3_ERROR', `Storing the file failed: ${(err as Error).message}`);
+    }
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await lifecycle.setStorageKey(trx, asset.id, key);
+      await lifecycle.markAssetReady(trx, asset.id, { file_size: input.file.size, width: asset.width, height: asset.height }, asset.created_at);
+    });
+    const ready = await assets.findAsset(this.ctx.db, asset.id);
+    if (!ready) throw appError('NOT_FOUND', 'The asset was deleted while it was being stored');
+    return toAssetView(ready);
+  }
+}

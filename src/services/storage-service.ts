@@ -1,0 +1,356 @@
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../context.js';
+import { appError, notFound } from '../errors.js';
+import { probeImage, PROBE_BYTES } from '../media/probe.js';
+import * as assets from '../repositories/assets.js';
+import * as uploads from '../repositories/uploads.js';
+import * as lifecycle from '../repositories/asset-uploads.js';
+import * as deletions from '../repositories/object-deletions.js';
+import { DEFAULT_CORS_RULES, StoreError, type CorsRule, type ObjectStore, type StoredPart } from '../storage/object-store.js';
+import { assetKey, parseAssetKey } from '../storage/keys.js';
+import { LocalStore, normalizeEtag } from '../storage/local-store.js';
+import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
+import type { Caller } from './auth-service.js';
+import { requireRole } from './access.js';
+import type { UploadSessionRow } from '../db/schema.js';
+
+/** seed 8: presigned upload URLs live one hour. */
+export const PART_URL_TTL = 3600;
+export const MAX_PARTS = 10_000;
+
+export interface UploadRef {
+  uploadId: string;
+  assetId: number;
+  workspaceId: number;
+}
+
+export interface PartRef {
+  PartNumber: number;
+  ETag: string;
+}
+
+export interface CompleteAnswer {
+  success: true;
+  location: string;
+  key: string;
+}
+
+interface Completion {
+  parts: PartRef[];
+  answer: CompleteAnswer;
+}
+
+/** Maps a provider failure to seed 7.1's codes: a bad parts list is the client's (400), the rest S3_ERROR (502). */
+function storeFailure(err: unknown): never {
+  if (err instanceof StoreError) {
+    if (['InvalidPart', 'InvalidPartOrder', 'EntityTooSmall', 'EntityTooLarge', 'NoSuchUpload'].includes(err.providerCode ?? '')) {
+      throw appError('UPLOAD_FAILED', err.message);
+    }
+    throw appError('S3_ERROR', err.message);
+  }
+  throw err;
+}
+
+function sameParts(a: PartRef[], b: PartRef[]): boolean {
+  return a.length === b.length && a.every((p, i) => p.PartNumber === b[i]?.PartNumber && normalizeEtag(p.ETag) === normalizeEtag(b[i]?.ETag ?? ''));
+}
+
+/**
+ * Multipart uploads through presigned part URLs, download and delete (seed 4.3).
+ * An asset exists as 'uploading' from start-upload on, so its id and key are
+ * known to the client; complete-upload makes it 'ready'.
+ */
+export class StorageService {
+  /** Called after the CORS rules change, so this process's cache forgets them. */
+  onCorsChange: () => void = () => undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    readonly store: ObjectStore,
+  ) {}
+
+  async startUpload(
+    caller: Caller,
+    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number },
+  ): Promise<{ uploadId: string; assetId: number }> {
+    await requireRole(this.ctx.db, input.workspaceId, caller.id, 'manager');
+    if (input.folderId !== undefined) await this.assertFolderInWorkspace(input.folderId, input.workspaceId);
+    const now = this.ctx.now();
+    const asset = await assets.insertAsset(this.ctx.db, {
+      workspace_id: input.workspaceId,
+      folder_id: input.folderId ?? null,
+      file_name: input.fileName ?? 'untitled',
+      mime_type: input.fileType,
+      file_size: 0,
+      created_by: caller.name || caller.email,
+      created_at: now,
+      status: 'uploading',
+    });
+    const key = assetKey(input.workspaceId, asset.id);
+    let uploadId: string;
+    try {
+      uploadId = await this.store.createMultipartUpload(key, input.fileType);
+    } catch (err) {
+      await assets.deleteAsset(this.ctx.db, input.workspaceId, asset.id);
+      storeFailure(err);
+    }
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await lifecycle.setStorageKey(trx, asset.id, key);
+      await uploads.insertUploadSession(trx, {
+        id: uploadId,
+        workspaceId: input.workspaceId,
+        assetId: asset.id,
+        userId: caller.id,
+        key,
+        mimeType: input.fileType,
+        fileName: asset.file_name,
+        now,
+      });
+    });
+    return { uploadId, assetId: asset.id };
+  }
+
+  async partUploadUrl(caller: Caller, ref: UploadRef, partNumber: number): Promise<{ url: string; expiresIn: number }> {
+    const session = await this.openSession(caller, ref);
+    await uploads.touchUploadSession(this.ctx.db, session.id, this.ctx.now());
+    const url = await this.store.partUploadUrl(session.storage_key, session.id, partNumber, PART_URL_TTL).catch(storeFailure);
+    return { url, expiresIn: PART_URL_TTL };
+  }
+
+  /**
+   * The local store's answer to a PUT on a presigned part URL (no bearer token: the signature is the credential).
+   * Nothing is written unless the signature is valid and unexpired and the upload is open.
+   */
+  async receiveLocalPart(
+    q: { uploadId: string; partNumber: number; expires: unknown; signature: unknown },
+    body: Readable,
+  ): Promise<StoredPart> {
+    if (!(this.store instanceof LocalStore)) throw notFound('Route');
+    const verdict = this.store.verifyPartUrl(q.uploadId, q.partNumber, q.expires, q.signature);
+    if (verdict === 'invalid') throw appError('INVALID_SIGNATURE', 'The part URL signature does not match; request a new URL with get-upload-url');
+    if (verdict === 'expired') throw appError('URL_EXPIRED', 'The part URL has expired; request a new one with get-upload-url');
+    const session = await uploads.findUploadSessionById(this.ctx.db, q.uploadId);
+    if (!session || session.completed_at !== null) throw appError('INVALID_UPLOAD_ID', `Upload ${q.uploadId} is unknown, aborted or completed`);
+    return this.store.writePart(q.uploadId, q.partNumber, body).catch(storeFailure);
+  }
+
+  async listParts(caller: Caller, ref: UploadRef): Promise<{ parts: StoredPart[] }> {
+    const session = await this.openSession(caller, ref);
+    const parts = await this.store.listParts(session.storage_key, session.id).catch(storeFailure);
+    return { parts };
+  }
+
+  async abortUpload(caller: Caller, ref: UploadRef): Promise<{ success: true }> {
+    const session = await this.openSession(caller, ref);
+    await this.store.abortMultipartUpload(session.storage_key, session.id).catch(storeFailure);
+    // Deleting the 'uploading' asset cascades to the session and its parts.
+    await assets.deleteAsset(this.ctx.db, session.workspace_id, session.asset_id);
+    return { success: true };
+  }
+
+  async completeUpload(caller: Caller, ref: UploadRef, parts: PartRef[]): Promise<CompleteAnswer> {
+    await requireRole(this.ctx.db, ref.workspaceId, caller.id, 'manager');
+    const session = await this.session(ref);
+    this.checkPartsList(parts);
+    const earlier = this.earlierCompletion(session, parts);
+    if (earlier) return earlier;
+
+    if (this.store.kind === 'local') {
+      const total = await this.checkLocalParts(session.id, parts);
+      if (total > this.ctx.config.maxFileSize) {
+        // As after a merge on S3 (finishUpload): a file over the limit leaves nothing behind, parts included.
+        await this.store.abortMultipartUpload(session.storage_key, session.id).catch(storeFailure);
+        await assets.deleteAsset(this.ctx.db, session.workspace_id, session.asset_id);
+        throw appError('UPLOAD_FAILED', `The parts add up to ${total} bytes; the largest allowed file is ${this.ctx.config.maxFileSize}`);
+      }
+    }
+    try {
+      await this.store.completeMultipartUpload(session.storage_key, session.id, parts);
+    } catch (err) {
+      // A concurrent or interrupted completion may already have joined the parts: carry on if the object is there.
+      const joined = err instanceof StoreError && err.providerCode === 'NoSuchUpload' && (await this.store.head(session.storage_key));
+      if (!joined) storeFailure(err);
+    }
+    return this.finishUpload(session, parts);
+  }
+
+  /** After the object is whole: measure it, then flip the asset to 'ready' exactly once. */
+  private async finishUpload(session: UploadSessionRow, parts: PartRef[]): Promise<CompleteAnswer> {
+    const info = await this.store.head(session.storage_key).catch(storeFailure);
+    if (!info) throw appError('UPLOAD_FAILED', 'The joined object is missing from storage');
+    if (info.size > this.ctx.config.maxFileSize) {
+      await this.store.delete(session.storage_key).catch(storeFailure);
+      await assets.deleteAsset(this.ctx.db, session.workspace_id, session.asset_id);
+      throw appError('UPLOAD_FAILED', `The file is ${info.size} bytes; the largest allowed is ${this.ctx.config.maxFileSize}`);
+    }
+    const dimensions = session.mime_type.startsWith('image/') ? await this.probe(session.storage_key, info.size) : undefined;
+    const answer: CompleteAnswer = { success: true, location: this.location(session), key: session.storage_key };
+    return this.ctx.db.transaction().execute(async (trx) => {
+      await this.ctx.database.support.lockRow(trx, 'assets', session.asset_id);
+      const current = await uploads.findUploadSessionById(trx, session.id);
+      if (!current) throw appError('INVALID_UPLOAD_ID', 'The upload was aborted');
+      const earlier = this.earlierCompletion(current, parts);
+      if (earlier) return earlier;
+      const now = this.ctx.now();
+      await lifecycle.markAssetReady(trx, session.asset_id, { file_size: info.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null }, now);
+      const completion: Completion = { parts, answer };
+      await uploads.markUploadCompleted(trx, session.id, JSON.stringify(completion), now);
+      return answer;
+    });
+  }
+
+  async download(caller: Caller, query: { key: string; workspaceId: number }, rangeHeader: string | undefined): Promise<DownloadResult> {
+    const { assetId } = parseAssetKey(query.key, query.workspaceId);
+    await requireRole(this.ctx.db, query.workspaceId, caller.id, 'viewer');
+    const asset = await assets.findAsset(this.ctx.db, assetId);
+    if (!asset || asset.workspace_id !== query.workspaceId || asset.storage_key !== query.key) throw notFound('Object');
+    return streamDownload(this.store, query.key, {
+      fileName: fileNameFor(asset.display_file_name || asset.file_name, asset.mime_type),
+      mimeType: asset.mime_type,
+      rangeHeader,
+    });
+  }
+
+  /** Removes the object and the asset record (seed 4.3). */
+  async deleteObject(caller: Caller, query: { key: string; workspaceId: number }): Promise<{ success: true }> {
+    const { assetId } = parseAssetKey(query.key, query.workspaceId);
+    await requireRole(this.ctx.db, query.workspaceId, caller.id, 'manager');
+    const asset = await assets.findAsset(this.ctx.db, assetId);
+    // An 'uploading' asset has no object yet; removing its row here would orphan its multipart upload
+    // (the sweep finds uploads through their session): abort-upload cancels an upload.
+    if (!asset || asset.workspace_id !== query.workspaceId || asset.storage_key !== query.key || asset.status !== 'ready') {
+      throw notFound('Object');
+    }
+    // Row first (its trigger queues the key): a failure after it leaves the object for the
+    // deletion queue to retry, never a record without its file.
+    await assets.deleteAsset(this.ctx.db, query.workspaceId, assetId);
+    await this.store.delete(query.key).catch(storeFailure);
+    await deletions.forgetObjectDeletionsOfKey(this.ctx.db, query.key);
+    return { success: true };
+  }
+
+  /**
+   * Deletes the objects of rows deleted by any path (asset, folder or workspace deletion,
+   * aborted uploads). Idempotent; a failing key is retried on the next run.
+   */
+  async drainObjectDeletions(limit = 200): Promise<number> {
+    const queued = await deletions.nextObjectDeletions(this.ctx.db, limit);
+    for (const item of queued) {
+      try {
+        await this.store.delete(item.storage_key);
+        await deletions.forgetObjectDeletion(this.ctx.db, item.id);
+      } catch {
+        await deletions.countFailedObjectDeletion(this.ctx.db, item.id);
+      }
+    }
+    return queued.length;
+  }
+
+  async getBucketConfig(caller: Caller): Promise<{ CORSRules: CorsRule[] }> {
+    this.requireInstanceAdmin(caller);
+    return { CORSRules: await this.store.getCorsRules().catch(storeFailure) };
+  }
+
+  /** seed 4.3: no body; the default rules of seed 2.3 are applied. */
+  async updateBucketConfig(caller: Caller): Promise<{ success: true }> {
+    this.requireInstanceAdmin(caller);
+    await this.store.putCorsRules(DEFAULT_CORS_RULES).catch(storeFailure);
+    this.onCorsChange();
+    return { success: true };
+  }
+
+  /** Aborts uploads untouched for DAM_UPLOAD_TTL and forgets completed ones past it. Safe to run in several processes. */
+  async sweepStaleUploads(): Promise<number> {
+    const stale = await uploads.listStaleUploadSessions(this.ctx.db, this.ctx.now() - this.ctx.config.uploadTtl, 100);
+    for (const session of stale) {
+      if (session.completed_at === null) {
+        await this.store.abortMultipartUpload(session.storage_key, session.id).catch(() => undefined);
+        await lifecycle.deleteUploadingAsset(this.ctx.db, session.asset_id);
+      }
+      await uploads.deleteUploadSession(this.ctx.db, session.id);
+    }
+    return stale.length;
+  }
+
+  private requireInstanceAdmin(caller: Caller): void {
+    if (!caller.isInstanceAdmin) throw appError('FORBIDDEN', 'Only instance admins may read or change the bucket configuration');
+  }
+
+  private async session(ref: UploadRef): Promise<UploadSessionRow> {
+    const session = await uploads.findUploadSession(this.ctx.db, ref.uploadId, ref.assetId, ref.workspaceId);
+    if (!session) throw appError('INVALID_UPLOAD_ID', `Unknown UploadId ${ref.uploadId} for asset ${ref.assetId} in workspace ${ref.workspaceId}`);
+    return session;
+  }
+
+  /** An upload that can still take parts: the caller may upload in its workspace, and it is not completed. */
+  private async openSession(caller: Caller, ref: UploadRef): Promise<UploadSessionRow> {
+    await requireRole(this.ctx.db, ref.workspaceId, caller.id, 'manager');
+    const session = await this.session(ref);
+    if (session.completed_at !== null) throw appError('INVALID_UPLOAD_ID', `Upload ${ref.uploadId} is already completed`);
+    return session;
+  }
+
+  /** Same parts again: the same answer (idempotent). Other parts for a completed upload: 409. */
+  private earlierCompletion(session: UploadSessionRow, parts: PartRef[]): CompleteAnswer | undefined {
+    if (session.completed_at === null || !session.completion) return undefined;
+    const done = JSON.parse(session.completion) as Completion;
+    if (!sameParts(done.parts, parts)) throw appError('CONFLICT', `Upload ${session.id} was already completed with other parts`);
+    return done.answer;
+  }
+
+  private checkPartsList(parts: PartRef[]): void {
+    if (parts.length === 0) throw appError('UPLOAD_FAILED', 'parts must list at least one part', { field: 'parts' });
+    parts.forEach((part, i) => {
+      const previous = parts[i - 1];
+      if (previous && part.PartNumber <= previous.PartNumber) {
+        throw appError('UPLOAD_FAILED', `parts[${i}]: PartNumber ${part.PartNumber} must be greater than ${previous.PartNumber} (ascending, no repeats)`, {
+          field: `parts.${i}.PartNumber`,
+        });
+      }
+    });
+  }
+
+  /** The local store knows every part: check ETags and sizes as S3 would, before touching any file. Returns the total size. */
+  private async checkLocalParts(uploadId: string, parts: PartRef[]): Promise<number> {
+    const stored = new Map((await uploads.listUploadParts(this.ctx.db, uploadId)).map((p) => [p.PartNumber, p]));
+    let total = 0;
+    parts.forEach((part, i) => {
+      const have = stored.get(part.PartNumber);
+      if (!have) throw appError('UPLOAD_FAILED', `Part ${part.PartNumber} was never uploaded`, { field: `parts.${i}` });
+      if (normalizeEtag(have.ETag) !== normalizeEtag(part.ETag)) {
+        throw appError('UPLOAD_FAILED', `Part ${part.PartNumber}: ETag ${part.ETag} does not match the uploaded part (${have.ETag})`, {
+          field: `parts.${i}.ETag`,
+        });
+      }
+      if (i < parts.length - 1 && have.Size < this.ctx.config.minPartSize) {
+        throw appError('UPLOAD_FAILED', `Part ${part.PartNumber} is ${have.Size} bytes; every part but the last must be at least ${this.ctx.config.minPartSize}`, {
+          field: `parts.${i}`,
+        });
+      }
+      total += have.Size;
+    });
+    return total;
+  }
+
+  private async probe(key: string, size: number): Promise<{ width: number; height: number } | undefined> {
+    if (size === 0) return undefined;
+    const body = await this.store.read(key, { start: 0, end: Math.min(size, PROBE_BYTES) - 1 }).catch(storeFailure);
+    return probeImage(await readAll(body.stream));
+  }
+
+  private location(session: UploadSessionRow): string {
+    const query = new URLSearchParams({ key: session.storage_key, workspaceId: String(session.workspace_id) });
+    return `${this.ctx.config.publicUrl}/storage/download?${query.toString()}`;
+  }
+
+  private async assertFolderInWorkspace(folderId: number, workspaceId: number): Promise<void> {
+    const ok = await lifecycle.folderInWorkspace(this.ctx.db, folderId, workspaceId);
+    if (!ok) throw appError('VALIDATION_ERROR', `folderId ${folderId} is not a folder of workspace ${workspaceId}`, { field: 'folderId' });
+  }
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,25 @@
+import path from 'node:path';
+import type { AppConfig } from '../config.js';
+import type { DB } from '../db/database.js';
+import { getStoredCorsRules, listUploadParts, putStoredCorsRules, upsertUploadPart } from '../repositories/uploads.js';
+import { LocalStore } from './local-store.js';
+import type { ObjectStore } from './object-store.js';
+import { S3Store } from './s3-store.js';
+import { UrlSigner } from './signed-url.js';
+
+/** Chooses the object store from config; the local store keeps its parts and CORS rules in the database. */
+export function createObjectStore(config: AppConfig, db: DB, now: () => number): ObjectStore {
+  if (config.storage.kind === 's3') return new S3Store(config.storage);
+  return new LocalStore(
+    path.join(config.dataDir, 'storage'),
+    {
+      recordPart: (uploadId, part) => upsertUploadPart(db, uploadId, part, now()),
+      listParts: (uploadId) => listUploadParts(db, uploadId),
+      getCorsRules: () => getStoredCorsRules(db),
+      putCorsRules: (rules) => putStoredCorsRules(db, rules),
+    },
+    new UrlSigner(config.jwtSecret, 'local-part-upload'),
+    config.publicUrl,
+    now,
+  );
+}

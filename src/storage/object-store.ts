@@ -1,0 +1,74 @@
+import type { Readable } from 'node:stream';
+
+/** seed 2.3: the rule set of the bucket CORS configuration, in S3's own shape. */
+export interface CorsRule {
+  AllowedMethods: string[];
+  AllowedOrigins: string[];
+  AllowedHeaders?: string[];
+  ExposeHeaders?: string[];
+  MaxAgeSeconds?: number;
+}
+
+/** seed 2.3: AllowedMethods GET, POST, PUT, DELETE; AllowedOrigins *; AllowedHeaders *; ExposeHeaders ETAG. */
+export const DEFAULT_CORS_RULES: CorsRule[] = [
+  { AllowedMethods: ['GET', 'POST', 'PUT', 'DELETE'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], ExposeHeaders: ['ETag'] },
+];
+
+export interface StoredPart {
+  PartNumber: number;
+  ETag: string;
+  Size: number;
+}
+
+export interface ObjectInfo {
+  size: number;
+  contentType: string | undefined;
+}
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive. */
+  end: number;
+}
+
+export interface ObjectBody {
+  stream: Readable;
+  size: number;
+}
+
+/**
+ * The one small interface both stores implement (local disk, S3-compatible).
+ * Keys are already validated and workspace-scoped by the caller.
+ */
+export interface ObjectStore {
+  readonly kind: 'local' | 's3';
+  /** Starts a multipart upload and returns the store's upload id. */
+  createMultipartUpload(key: string, contentType: string): Promise<string>;
+  /** A URL the client PUTs one part to, valid for `expiresIn` seconds. */
+  partUploadUrl(key: string, uploadId: string, partNumber: number, expiresIn: number): Promise<string>;
+  listParts(key: string, uploadId: string): Promise<StoredPart[]>;
+  /** Joins the parts into the object; atomic: afterwards the object is whole or absent. */
+  completeMultipartUpload(key: string, uploadId: string, parts: { PartNumber: number; ETag: string }[]): Promise<void>;
+  abortMultipartUpload(key: string, uploadId: string): Promise<void>;
+  /** Writes a whole object from a local file (server-side uploads, renditions). */
+  putFile(key: string, filePath: string, contentType: string): Promise<void>;
+  head(key: string): Promise<ObjectInfo | undefined>;
+  /** Reads the object, or the inclusive byte range of it. */
+  read(key: string, range?: ByteRange): Promise<ObjectBody>;
+  delete(key: string): Promise<void>;
+  getCorsRules(): Promise<CorsRule[]>;
+  putCorsRules(rules: CorsRule[]): Promise<void>;
+}
+
+/** Thrown by a store when the provider fails; answered as S3_ERROR (502) or mapped by the caller. */
+export class StoreError extends Error {
+  constructor(
+    message: string,
+    /** The provider's own code, e.g. NoSuchUpload, InvalidPart, EntityTooSmall. */
+    readonly providerCode: string | undefined,
+    readonly httpStatus: number | undefined,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}

@@ -1,0 +1,158 @@
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetBucketCorsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListPartsCommand,
+  PutBucketCorsCommand,
+  S3Client,
+  S3ServiceException,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { StorageConfig } from '../config.js';
+import { StoreError, type ByteRange, type CorsRule, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
+
+type S3Config = Extract<StorageConfig, { kind: 's3' }>;
+
+/** A provider failure as a StoreError that keeps S3's own error code. */
+function storeError(what: string, err: unknown): StoreError {
+  if (err instanceof S3ServiceException) {
+    return new StoreError(`${what}: ${err.name}: ${err.message}`, err.name, err.$metadata.httpStatusCode);
+  }
+  return new StoreError(`${what}: ${err instanceof Error ? err.message : String(err)}`, undefined, undefined);
+}
+
+async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw storeError(what, err);
+  }
+}
+
+/** Any S3-compatible store (AWS S3, MinIO, Ceph, R2) through the AWS SDK v3. */
+export class S3Store implements ObjectStore {
+  readonly kind = 's3' as const;
+  private readonly client: S3Client;
+  private readonly bucket: string;
+
+  constructor(config: S3Config) {
+    this.bucket = config.bucket;
+    this.client = new S3Client({
+      region: config.region,
+      endpoint: config.endpoint,
+      forcePathStyle: config.forcePathStyle,
+      credentials:
+        config.accessKeyId && config.secretAccessKey
+          ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
+          : undefined,
+      // Checksums only where S3 requires them: many S3-compatible stores reject the newer defaults.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  async createMultipartUpload(key: string, contentType: string): Promise<string> {
+    const out = await call('CreateMultipartUpload', () =>
+      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType })),
+    );
+    if (!out.UploadId) throw new StoreError('CreateMultipartUpload returned no UploadId', undefined, undefined);
+    return out.UploadId;
+  }
+
+  partUploadUrl(key: string, uploadId: string, partNumber: number, expiresIn: number): Promise<string> {
+    return call('presign UploadPart', () =>
+      getSignedUrl(this.client, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }), {
+        expiresIn,
+      }),
+    );
+  }
+
+  async listParts(key: string, uploadId: string): Promise<StoredPart[]> {
+    const parts: StoredPart[] = [];
+    let marker: string | undefined;
+    do {
+      const page = await call('ListParts', () =>
+        this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker })),
+      );
+      for (const p of page.Parts ?? []) parts.push({ PartNumber: p.PartNumber ?? 0, ETag: p.ETag ?? '', Size: p.Size ?? 0 });
+      marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+    } while (marker);
+    return parts;
+  }
+
+  async completeMultipartUpload(key: string, uploadId: string, parts: { PartNumber: number; ETag: string }[]): Promise<void> {
+    await call('CompleteMultipartUpload', () =>
+      this.client.send(
+        new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+      ),
+    );
+  }
+
+  async abortMultipartUpload(key: string, uploadId: string): Promise<void> {
+    await call('AbortMultipartUpload', () =>
+      this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })),
+    );
+  }
+
+  async putFile(key: string, filePath: string, contentType: string): Promise<void> {
+    // lib-storage splits large files into a multipart upload with bounded memory.
+    await call('PutObject', () =>
+      new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: createReadStream(filePath), ContentType: contentType } }).done(),
+    );
+  }
+
+  async head(key: string): Promise<ObjectInfo | undefined> {
+    try {
+      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { size: out.ContentLength ?? 0, contentType: out.ContentType };
+    } catch (err) {
+      if (err instanceof S3ServiceException && (err.name === 'NotFound' || err.$metadata.httpStatusCode === 404)) return undefined;
+      throw storeError('HeadObject', err);
+    }
+  }
+
+  async read(key: string, range?: ByteRange): Promise<ObjectBody> {
+    const out = await call('GetObject', () =>
+      this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      ),
+    );
+    const total = out.ContentRange ? Number(out.ContentRange.split('/')[1]) : (out.ContentLength ?? 0);
+    return { stream: out.Body as Readable, size: total };
+  }
+
+  async delete(key: string): Promise<void> {
+    await call('DeleteObject', () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
+  }
+
+  async getCorsRules(): Promise<CorsRule[]> {
+    try {
+      const out = await this.client.send(new GetBucketCorsCommand({ Bucket: this.bucket }));
+      return (out.CORSRules ?? []).map((r) => ({
+        AllowedMethods: r.AllowedMethods ?? [],
+        AllowedOrigins: r.AllowedOrigins ?? [],
+        AllowedHeaders: r.AllowedHeaders,
+        ExposeHeaders: r.ExposeHeaders,
+        MaxAgeSeconds: r.MaxAgeSeconds,
+      }));
+    } catch (err) {
+      // A bucket without CORS configuration answers NoSuchCORSConfiguration: that is "no rules".
+      if (err instanceof S3ServiceException && err.name === 'NoSuchCORSConfiguration') return [];
+      throw storeError('GetBucketCors', err);
+    }
+  }
+
+  async putCorsRules(rules: CorsRule[]): Promise<void> {
+    await call('PutBucketCors', () =>
+      this.client.send(new PutBucketCorsCommand({ Bucket: this.bucket, CORSConfiguration: { CORSRules: rules } })),
+    );
+  }
+}

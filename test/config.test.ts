@@ -1,0 +1,154 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { tempDir } from './helpers/databases.js';
+
+const SECRET = 'a-secret-that-is-long-enough-0123456789';
+
+/** An environment that never touches ./data of the working directory. */
+function env(vars: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return { DAM_DATA_DIR: tempDir('dam-config-'), DAM_JWT_SECRET: SECRET, ...vars };
+}
+
+function configError(vars: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(vars);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(vars)}`);
+}
+
+describe('loadConfig', () => {
+  it('applies the defaults', () => {
+    // DAM_JWT_SECRET is given so that the default data dir (./data) is not written to.
+    const config = loadConfig({ DAM_JWT_SECRET: SECRET });
+    expect(config).toMatchObject({
+      env: 'production',
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: path.resolve('data'),
+      databaseUrl: `sqlite:${path.join(path.resolve('data'), 'dam.sqlite')}`,
+      jwtSecret: SECRET,
+      sessionTtl: 7 * 24 * 3600,
+      allowRegistration: false,
+      logLevel: 'info',
+      loginRateLimit: 10,
+      loginRateWindowMs: 15 * 60 * 1000,
+    });
+    expect(path.isAbsolute(config.dataDir)).toBe(true);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('resolves a relative DAM_DATA_DIR and puts the SQLite file in it', () => {
+    const config = loadConfig({ DAM_JWT_SECRET: SECRET, DAM_DATA_DIR: 'some/relative/dir' });
+    expect(config.dataDir).toBe(path.resolve('some/relative/dir'));
+    expect(config.databaseUrl).toBe(`sqlite:${path.resolve('some/relative/dir', 'dam.sqlite')}`);
+  });
+
+  it('reads the overrides', () => {
+    const config = loadConfig(
+      env({
+        NODE_ENV: 'development',
+        PORT: '3000',
+        HOST: '127.0.0.1',
+        DAM_SESSION_TTL: '3600',
+        DAM_ALLOW_REGISTRATION: 'true',
+        LOG_LEVEL: 'debug',
+        DAM_LOGIN_RATE_LIMIT: '5',
+        DAM_LOGIN_RATE_WINDOW: '60',
+      }),
+    );
+    expect(config).toMatchObject({
+      env: 'development',
+      port: 3000,
+      host: '127.0.0.1',
+      sessionTtl: 3600,
+      allowRegistration: true,
+      logLevel: 'debug',
+      loginRateLimit: 5,
+      loginRateWindowMs: 60_000,
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    const config = loadConfig(env({ PORT: '', DAM_ALLOW_REGISTRATION: '', DATABASE_URL: '' }));
+    expect(config.port).toBe(8080);
+    expect(config.allowRegistration).toBe(false);
+    expect(config.databaseUrl).toMatch(/^sqlite:/);
+  });
+
+  it.each([
+    ['1', true],
+    ['yes', true],
+    ['TRUE', true],
+    ['0', false],
+    ['no', false],
+    ['false', false],
+  ])('DAM_ALLOW_REGISTRATION=%s is %s', (value, expected) => {
+    expect(loadConfig(env({ DAM_ALLOW_REGISTRATION: value })).allowRegistration).toBe(expected);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['PORT', '70000'],
+    ['DAM_SESSION_TTL', '10'],
+    ['DAM_SESSION_TTL', 'forever'],
+    ['DAM_ALLOW_REGISTRATION', 'maybe'],
+    ['DAM_LOGIN_RATE_LIMIT', '0'],
+    ['DAM_LOGIN_RATE_WINDOW', 'soon'],
+    ['NODE_ENV', 'staging'],
+    ['DATABASE_URL', 'mysql://localhost/dam'],
+    ['DATABASE_URL', '/var/lib/dam.sqlite'],
+  ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
+    const err = configError(env({ [name]: value }));
+    expect(err.message).toContain(name);
+  });
+
+  it('accepts PostgreSQL URLs', () => {
+    for (const url of ['postgres://dam:dam@db.example:5432/dam', 'postgresql://dam@localhost/dam']) {
+      expect(loadConfig(env({ DATABASE_URL: url })).databaseUrl).toBe(url);
+    }
+  });
+
+  it('accepts an explicit SQLite URL', () => {
+    expect(loadConfig(env({ DATABASE_URL: 'sqlite:/tmp/elsewhere.sqlite' })).databaseUrl).toBe('sqlite:/tmp/elsewhere.sqlite');
+  });
+
+  describe('DAM_JWT_SECRET', () => {
+    it('is generated once and persisted in the data dir', () => {
+      const dataDir = path.join(tempDir('dam-secret-'), 'not', 'yet', 'created');
+      const first = loadConfig({ DAM_DATA_DIR: dataDir });
+      expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
+
+      const file = path.join(dataDir, 'jwt-secret');
+      expect(readFileSync(file, 'utf8').trim()).toBe(first.jwtSecret);
+      if (process.platform !== 'win32') expect(statSync(file).mode & 0o077).toBe(0);
+
+      const second = loadConfig({ DAM_DATA_DIR: dataDir });
+      expect(second.jwtSecret).toBe(first.jwtSecret);
+    });
+
+    it('differs between data dirs', () => {
+      const a = loadConfig({ DAM_DATA_DIR: tempDir('dam-secret-a-') });
+      const b = loadConfig({ DAM_DATA_DIR: tempDir('dam-secret-b-') });
+      expect(a.jwtSecret).not.toBe(b.jwtSecret);
+    });
+
+    it('uses a given secret as is and writes no file', () => {
+      const dataDir = tempDir('dam-secret-given-');
+      const config = loadConfig({ DAM_DATA_DIR: dataDir, DAM_JWT_SECRET: SECRET });
+      expect(config.jwtSecret).toBe(SECRET);
+      expect(existsSync(path.join(dataDir, 'jwt-secret'))).toBe(false);
+    });
+
+    it('refuses a short secret', () => {
+      const err = configError({ DAM_DATA_DIR: tempDir('dam-secret-short-'), DAM_JWT_SECRET: 'too-short' });
+      expect(err.message).toContain('DAM_JWT_SECRET');
+    });
+  });
+});

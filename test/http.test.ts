@@ -1,0 +1,297 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppConfig } from '../src/config.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { dialects } from './helpers/databases.js';
+import { registerUser, type Account } from './helpers/factories.js';
+
+interface ErrorBody {
+  error: string;
+  code: string;
+  field?: string;
+}
+interface OpenApiDoc {
+  openapi: string;
+  paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+  components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
+  security?: Record<string, string[]>[];
+}
+
+const ORIGIN = 'https://elsewhere.example';
+
+describe('HTTP surface', () => {
+  let t: TestApp;
+  let a: Account;
+  beforeAll(async () => {
+    t = await startTestApp();
+    a = await registerUser(t);
+  });
+  afterAll(() => t.close());
+
+  describe('health', () => {
+    it('GET /healthz answers 200 without a token', async () => {
+      const res = await t.request({ method: 'GET', url: '/healthz' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'ok' });
+    });
+
+    it('GET /readyz answers 200 without a token while the database is reachable', async () => {
+      const res = await t.request({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'ready' });
+    });
+  });
+
+  describe('OpenAPI and docs', () => {
+    let doc: OpenApiDoc;
+    beforeAll(async () => {
+      const res = await t.request({ method: 'GET', url: '/openapi.json' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/application\/json/);
+      doc = res.json<OpenApiDoc>();
+    });
+
+    it('is an OpenAPI 3.1 document', () => {
+      expect(doc.openapi).toMatch(/^3\.1\./);
+    });
+
+    it('lists the auth, workspace and health paths', () => {
+      const expected: [string, string][] = [
+        ['/auth/register', 'post'],
+        ['/auth/login', 'post'],
+        ['/auth/logout', 'post'],
+        ['/auth/me', 'get'],
+        ['/workspaces', 'get'],
+        ['/workspaces', 'post'],
+        ['/workspaces/{id}', 'get'],
+        ['/workspaces/{id}', 'patch'],
+        ['/workspaces/{id}', 'delete'],
+        ['/workspaces/{id}/members', 'get'],
+        ['/workspaces/{id}/members', 'post'],
+        ['/workspaces/{id}/members/{userId}', 'patch'],
+        ['/workspaces/{id}/members/{userId}', 'delete'],
+        ['/healthz', 'get'],
+        ['/readyz', 'get'],
+      ];
+      for (const [path, method] of expected) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    });
+
+    it('declares bearerAuth, required by default and lifted (security: []) on public routes', () => {
+      expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(doc.security).toEqual([{ bearerAuth: [] }]);
+      for (const [path, method] of [
+        ['/healthz', 'get'],
+        ['/readyz', 'get'],
+        ['/auth/register', 'post'],
+        ['/auth/login', 'post'],
+      ] as const) {
+        expect(doc.paths[path]![method]!.security, `${method} ${path}`).toEqual([]);
+      }
+      for (const [path, method] of [
+        ['/auth/me', 'get'],
+        ['/auth/logout', 'post'],
+        ['/workspaces', 'get'],
+        ['/workspaces/{id}/members', 'post'],
+      ] as const) {
+        const security = doc.paths[path]![method]!.security;
+        // Either inherits the document-wide bearerAuth or names it; never lifted.
+        if (security !== undefined) expect(security).toContainEqual({ bearerAuth: [] });
+      }
+    });
+
+    it('the document and the behaviour agree: public operations answer without a token, the others 401', async () => {
+      const foundation = /^\/(auth|workspaces|healthz|readyz)\b/;
+      const operations = Object.entries(doc.paths)
+        .filter(([path]) => foundation.test(path))
+        .flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, isPublic: op.security?.length === 0 })));
+      expect(operations.filter((op) => op.isPublic).length).toBeGreaterThanOrEqual(4);
+      expect(operations.filter((op) => !op.isPublic).length).toBeGreaterThanOrEqual(10);
+      for (const { path, method, isPublic } of operations) {
+        const url = path.replace(/\{[^}]+\}/g, '1');
+        const res = await t.request({ method: method.toUpperCase(), url, payload: method === 'get' || method === 'delete' ? undefined : {} });
+        if (isPublic) expect(res.statusCode, `${method} ${path}`).not.toBe(401);
+        else expect(res.statusCode, `${method} ${path}`).toBe(401);
+      }
+    });
+
+    it('GET /docs answers HTML without a token', async () => {
+      let res = await t.request({ method: 'GET', url: '/docs' });
+      for (let hops = 0; hops < 3 && res.statusCode >= 300 && res.statusCode < 400; hops += 1) {
+        const location = res.headers.location!;
+        res = await t.request({ method: 'GET', url: new URL(location, 'http://localhost/docs').pathname });
+      }
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/text\/html/);
+      expect(res.body).toMatch(/<html/i);
+    });
+  });
+
+  describe('CORS (any origin, any request header, ETag exposed)', () => {
+    it.each(['/workspaces', '/auth/login', '/workspaces/1/members/2'])('answers a preflight to %s', async (url) => {
+      const res = await t.request({
+        method: 'OPTIONS',
+        url,
+        headers: {
+          origin: ORIGIN,
+          'access-control-request-method': 'PATCH',
+          'access-control-request-headers': 'x-custom',
+        },
+      });
+      expect(res.statusCode).toBeGreaterThanOrEqual(200);
+      expect(res.statusCode).toBeLessThan(300);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(String(res.headers['access-control-allow-methods'])).toMatch(/PATCH/);
+      expect(String(res.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/)).toContain('x-custom');
+    });
+
+    it('allows several arbitrary request headers, authorization included', async () => {
+      const res = await t.request({
+        method: 'OPTIONS',
+        url: '/workspaces',
+        headers: {
+          origin: ORIGIN,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type, x-custom, x-another-one',
+        },
+      });
+      const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/);
+      for (const header of ['authorization', 'content-type', 'x-custom', 'x-another-one']) expect(allowed).toContain(header);
+    });
+
+    it.each([
+      ['an authenticated GET', { method: 'GET' as const, url: '/workspaces', auth: true }, 200],
+      ['a public GET', { method: 'GET' as const, url: '/healthz', auth: false }, 200],
+      ['a refused request (401)', { method: 'GET' as const, url: '/workspaces', auth: false }, 401],
+      ['an unknown route (404)', { method: 'GET' as const, url: '/nowhere', auth: false }, 404],
+    ])('allows any origin and exposes ETag on %s', async (_label, req, status) => {
+      const res = await t.request({ method: req.method, url: req.url, token: req.auth ? a.token : undefined, headers: { origin: ORIGIN } });
+      expect(res.statusCode).toBe(status);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(String(res.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/)).toContain('etag');
+    });
+  });
+
+  describe('errors', () => {
+    it.each([
+      ['GET', '/nowhere'],
+      ['POST', '/workspaces/1/unknown'],
+      ['DELETE', '/auth/me'],
+    ] as const)('%s %s (unknown route) answers 404 NOT_FOUND, even without a token', async (method, url) => {
+      for (const token of [undefined, a.token]) {
+        const res = await t.request({ method, url, token });
+        expect(res.statusCode).toBe(404);
+        const body = res.json<ErrorBody>();
+        expect(body.code).toBe('NOT_FOUND');
+        expect(body.error).toContain(url);
+      }
+    });
+
+    it('invalid JSON answers 400', async () => {
+      const publicRoute = await t.request({ method: 'POST', url: '/auth/login', headers: { 'content-type': 'application/json' }, payload: '{"email": ' });
+      expect(publicRoute.statusCode).toBe(400);
+      expect(publicRoute.json<ErrorBody>()).toMatchObject({ code: 'VALIDATION_ERROR', error: expect.any(String) as string });
+
+      const authenticated = await t.request({
+        method: 'POST',
+        url: '/workspaces',
+        token: a.token,
+        headers: { 'content-type': 'application/json' },
+        payload: '{name: unquoted}',
+      });
+      expect(authenticated.statusCode).toBe(400);
+      expect(authenticated.json<ErrorBody>().code).toBe('VALIDATION_ERROR');
+    });
+
+    it('an unsupported content type answers 415', async () => {
+      for (const contentType of ['application/xml', 'application/x-www-form-urlencoded']) {
+        const res = await t.request({
+          method: 'POST',
+          url: '/workspaces',
+          token: a.token,
+          headers: { 'content-type': contentType },
+          payload: 'name=x',
+        });
+        expect(res.statusCode, contentType).toBe(415);
+        expect(res.json<ErrorBody>()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', error: expect.any(String) as string });
+      }
+    });
+
+    it('a JSON body over the limit answers 413', async () => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/workspaces',
+        token: a.token,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) }),
+      });
+      expect(res.statusCode).toBe(413);
+      expect(res.json<ErrorBody>().code).toBe('PAYLOAD_TOO_LARGE');
+    });
+
+    it('a validation error names the field', async () => {
+      const res = await t.request({ method: 'POST', url: '/workspaces', token: a.token, payload: { name: '' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: expect.stringContaining('name') as string, code: 'VALIDATION_ERROR', field: 'name' });
+    });
+  });
+});
+
+/**
+ * seed 7.2: an unexpected failure answers 500 {error, stack}, stack only in development.
+ * The failure is real: the app's database handle is closed under it.
+ */
+describe.each(dialects)('unexpected failures on %s', (dialect) => {
+  const envs: [AppConfig['env'], boolean][] = [
+    ['development', true],
+    ['production', false],
+    ['test', false],
+  ];
+
+  describe.each(envs)('env %s', (env, exposesStack) => {
+    let t: TestApp;
+    let token: string;
+    beforeAll(async () => {
+      t = await startTestApp({ dialect, config: { env } });
+      token = (await registerUser(t)).token;
+      expect((await t.request({ method: 'GET', url: '/auth/me', token })).statusCode).toBe(200);
+      await t.database.close();
+    });
+    // The database handle is already closed: only the app is left to close.
+    afterAll(async () => {
+      if (t) await t.app.close();
+    });
+
+    it.each(['/auth/me', '/workspaces'])(`GET %s answers 500 ${exposesStack ? 'with' : 'without'} a stack`, async (url) => {
+      const res = await t.request({ method: 'GET', url, token });
+      expect(res.statusCode).toBe(500);
+      const body = res.json<{ error: string; stack?: string }>();
+      expect(typeof body.error).toBe('string');
+      expect(body.error.length).toBeGreaterThan(0);
+      if (exposesStack) {
+        expect(Object.keys(body).sort()).toEqual(['error', 'stack']);
+        expect(body.stack).toMatch(/\n\s+at /);
+      } else {
+        expect(body).toEqual({ error: 'Internal server error' });
+        expect(res.body).not.toMatch(/\bat .*\.(ts|js):\d+/);
+      }
+    });
+
+    it('a login answers 500 too (public route)', async () => {
+      const res = await t.request({ method: 'POST', url: '/auth/login', payload: { email: 'someone@example.test', password: 'whatever' } });
+      expect(res.statusCode).toBe(500);
+      expect('stack' in res.json<object>()).toBe(exposesStack);
+    });
+
+    it('GET /readyz answers 503 while GET /healthz still answers 200', async () => {
+      const ready = await t.request({ method: 'GET', url: '/readyz' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json<{ status: string }>().status).not.toBe('ready');
+      expect((await t.request({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    });
+
+    it('client errors keep their status and never carry a stack', async () => {
+      const res = await t.request({ method: 'GET', url: '/workspaces', token: 'garbage' });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ error: expect.any(String) as string, code: 'INVALID_TOKEN' });
+    });
+  });
+});
