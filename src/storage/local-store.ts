@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DEFAULT_CORS_RULES, StoreError, type ByteRange, type CorsRule, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
+import { fsyncPath, LocalObjects } from './local-objects.js';
 import type { UrlSigner } from './signed-url.js';
 
 /** Where the local store keeps what S3 would keep: parts and CORS rules. The app backs it with the database. */
@@ -18,15 +19,6 @@ export interface LocalStoreRegistry {
 /** S3's largest part. */
 export const MAX_PART_SIZE = 5 * 1024 ** 3;
 
-async function fsyncFile(file: string): Promise<void> {
-  const handle = await open(file, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 async function isDirectory(dir: string): Promise<boolean> {
   return stat(dir).then(
     (s) => s.isDirectory(),
@@ -37,17 +29,16 @@ async function isDirectory(dir: string): Promise<boolean> {
 export const normalizeEtag = (etag: string): string => etag.replace(/^W\//, '').replace(/"/g, '');
 
 /**
- * Objects on local disk under `<root>/objects/<key>`; multipart parts under
- * `<root>/multipart/<uploadId>/<n>-<md5>`. Every write goes to a temporary
- * file first and is renamed into place, so a reader (or a crash) never sees
- * half an object. Part file names carry their MD5, so two concurrent PUTs of
+ * The local-disk store: objects under `<root>/objects` (see LocalObjects),
+ * multipart parts under `<root>/multipart/<uploadId>/<n>-<md5>`. A part is
+ * streamed to a temporary file, fsynced (an ETag answered is a part kept) and
+ * renamed into place; its file name carries its MD5, so two concurrent PUTs of
  * the same part cannot make the recorded ETag disagree with the bytes.
  */
 export class LocalStore implements ObjectStore {
   readonly kind = 'local' as const;
-  private readonly objects: string;
+  private readonly objects: LocalObjects;
   private readonly multipart: string;
-  private readonly tmp: string;
 
   constructor(
     root: string,
@@ -56,26 +47,13 @@ export class LocalStore implements ObjectStore {
     private readonly publicUrl: string,
     private readonly now: () => number,
   ) {
-    this.objects = path.join(root, 'objects');
+    this.objects = new LocalObjects(path.join(root, 'objects'), path.join(root, 'tmp'));
     this.multipart = path.join(root, 'multipart');
-    this.tmp = path.join(root, 'tmp');
-  }
-
-  /** Keys are validated by the service; this is a second fence against traversal. */
-  private objectPath(key: string): string {
-    const full = path.resolve(this.objects, key);
-    if (!full.startsWith(this.objects + path.sep)) throw new StoreError(`Refused key ${key}`, 'InvalidKey', 400);
-    return full;
   }
 
   private uploadDir(uploadId: string): string {
     if (!/^[A-Za-z0-9_-]{16,64}$/.test(uploadId)) throw new StoreError('Malformed upload id', 'NoSuchUpload', 404);
     return path.join(this.multipart, uploadId);
-  }
-
-  private async tempFile(): Promise<string> {
-    await mkdir(this.tmp, { recursive: true });
-    return path.join(this.tmp, randomBytes(12).toString('hex'));
   }
 
   async createMultipartUpload(): Promise<string> {
@@ -110,7 +88,7 @@ export class LocalStore implements ObjectStore {
     } catch {
       throw new StoreError('The upload does not exist or was aborted', 'NoSuchUpload', 404);
     }
-    const tmp = await this.tempFile();
+    const tmp = await this.objects.tempPath();
     const md5 = createHash('md5');
     let size = 0;
     const meter = new Transform({
@@ -122,7 +100,8 @@ export class LocalStore implements ObjectStore {
       },
     });
     try {
-      await pipeline(body, meter, createWriteStream(tmp));
+      await pipeline(body, meter, createWriteStream(tmp, { highWaterMark: 1 << 20 }));
+      await fsyncPath(tmp);
       const etag = md5.digest('hex');
       await rename(tmp, path.join(dir, `${partNumber}-${etag}`));
       const part = { PartNumber: partNumber, ETag: `"${etag}"`, Size: size };
@@ -140,70 +119,64 @@ export class LocalStore implements ObjectStore {
 
   async completeMultipartUpload(key: string, uploadId: string, parts: { PartNumber: number; ETag: string }[]): Promise<void> {
     const dir = this.uploadDir(uploadId);
-    const target = this.objectPath(key);
     // As S3: an upload that is gone (completed by a concurrent or interrupted call, or aborted) is NoSuchUpload,
     // so the caller can tell it from a bad parts list and carry on when the object is already whole.
     const gone = () => new StoreError('The upload does not exist, was aborted or is already completed', 'NoSuchUpload', 404);
     if (!(await isDirectory(dir))) throw gone();
-    const tmp = await this.tempFile();
-    const out = createWriteStream(tmp);
-    try {
-      for (const part of parts) {
-        const file = path.join(dir, `${part.PartNumber}-${normalizeEtag(part.ETag)}`);
-        try {
-          await pipeline(createReadStream(file), out, { end: false });
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-            if (!(await isDirectory(dir))) throw gone();
-            throw new StoreError(`Part ${part.PartNumber} was not uploaded with ETag ${part.ETag}`, 'InvalidPart', 400);
-          }
-          throw err;
-        }
+    const files = [];
+    for (const part of parts) {
+      const file = path.join(dir, `${part.PartNumber}-${normalizeEtag(part.ETag)}`);
+      try {
+        files.push({ path: file, size: (await stat(file)).size });
+      } catch {
+        if (!(await isDirectory(dir))) throw gone();
+        throw new StoreError(`Part ${part.PartNumber} was not uploaded with ETag ${part.ETag}`, 'InvalidPart', 400);
       }
-      await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-      await fsyncFile(tmp);
-      await mkdir(path.dirname(target), { recursive: true });
-      await rename(tmp, target);
+    }
+    try {
+      await this.objects.publish(key, files, 'link');
     } catch (err) {
-      out.destroy();
-      await rm(tmp, { force: true });
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await isDirectory(dir))) throw gone();
       throw err;
     }
-    await rm(dir, { recursive: true, force: true });
+    await this.retire(dir);
   }
 
   async abortMultipartUpload(_key: string, uploadId: string): Promise<void> {
-    await rm(this.uploadDir(uploadId), { recursive: true, force: true });
+    await this.retire(this.uploadDir(uploadId));
+  }
+
+  /** Removes an upload's directory in one step (rename aside, then delete), so no caller sees it half gone. */
+  private async retire(dir: string): Promise<void> {
+    const trash = await this.objects.tempPath();
+    try {
+      await rename(dir, trash);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    await rm(trash, { recursive: true, force: true });
   }
 
   async putFile(key: string, filePath: string): Promise<void> {
-    const target = this.objectPath(key);
-    const tmp = await this.tempFile();
+    // Copy to our own temporary file first: the caller keeps (and later removes) its file.
+    const tmp = await this.objects.tempPath();
     await pipeline(createReadStream(filePath), createWriteStream(tmp));
-    await mkdir(path.dirname(target), { recursive: true });
-    await rename(tmp, target);
+    await fsyncPath(tmp);
+    await this.objects.publish(key, [{ path: tmp, size: (await stat(tmp)).size }], 'move');
   }
 
   async head(key: string): Promise<ObjectInfo | undefined> {
-    try {
-      const s = await stat(this.objectPath(key));
-      return s.isFile() ? { size: s.size, contentType: undefined } : undefined;
-    } catch {
-      return undefined;
-    }
+    const size = await this.objects.size(key);
+    return size === undefined ? undefined : { size, contentType: undefined };
   }
 
-  async read(key: string, range?: ByteRange): Promise<ObjectBody> {
-    const info = await this.head(key);
-    if (!info) throw new StoreError(`No object ${key}`, 'NoSuchKey', 404);
-    const stream = createReadStream(this.objectPath(key), range ? { start: range.start, end: range.end } : undefined);
-    return { stream, size: info.size };
+  read(key: string, range?: ByteRange): Promise<ObjectBody> {
+    return this.objects.read(key, range);
   }
 
-  async delete(key: string): Promise<void> {
-    await unlink(this.objectPath(key)).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
+  delete(key: string): Promise<void> {
+    return this.objects.delete(key);
   }
 
   async getCorsRules(): Promise<CorsRule[]> {

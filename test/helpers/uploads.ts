@@ -213,7 +213,8 @@ export function deleteRequest(t: TestApp, who: Account, key: string, workspaceId
 /** Whether the store holds an object under `key`: on disk for the local store, HeadObject on the bucket for S3. */
 export async function objectExists(t: TestApp, key: string): Promise<boolean> {
   const storage = t.config.storage;
-  if (storage.kind === 'local') return existsSync(path.join(t.config.dataDir, 'storage', 'objects', key));
+  // Local layout: each object is a directory <key>.obj/ with a manifest (src/storage/local-objects.ts).
+  if (storage.kind === 'local') return existsSync(path.join(t.config.dataDir, 'storage', 'objects', `${key}.obj`, 'manifest.json'));
   const client = s3Client(storage);
   try {
     await client.send(new HeadObjectCommand({ Bucket: storage.bucket, Key: key }));
