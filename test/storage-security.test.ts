@@ -254,8 +254,32 @@ describe('local part URLs', () => {
     expect((await downloadRequest(t, owner, keyOf(ref), ref.workspaceId)).body).toBe('only part');
   });
 
+  it('deleting assets by any path (asset, recursive folder, workspace) removes their stored objects', async () => {
+    const byAsset = await uploadFile(t, owner, randomBytes(20));
+    const inFolder = await uploadFile(t, owner, randomBytes(20));
+    const folder = await t.request({ method: 'POST', url: '/dam/folders', token: owner.token, payload: { workspace_id: owner.workspaceId, name: 'doomed' } });
+    const folderId = folder.json<{ data: { id: number } }>().data.id;
+    const moved = await t.request({ method: 'PATCH', url: `/dam/assets/${inFolder.ref.assetId}`, token: owner.token, payload: { folder_id: folderId } });
+    expect(moved.statusCode).toBe(200);
+    const ws = await t.request({ method: 'POST', url: '/workspaces', token: owner.token, payload: { name: 'doomed' } });
+    const wsId = ws.json<{ data: { id: number } }>().data.id;
+    const inWorkspace = await uploadFile(t, owner, randomBytes(20), { workspaceId: wsId });
+    const keys = [byAsset, inFolder, inWorkspace].map((u) => u.answer.key);
+    for (const key of keys) expect(await objectExists(t, key)).toBe(true);
+
+    expect((await t.request({ method: 'DELETE', url: `/dam/assets/${byAsset.ref.assetId}`, token: owner.token })).statusCode).toBe(200);
+    expect((await t.request({ method: 'DELETE', url: `/dam/folders/${folderId}?recursive=true`, token: owner.token })).statusCode).toBe(200);
+    expect((await t.request({ method: 'DELETE', url: `/workspaces/${wsId}`, token: owner.token })).statusCode).toBe(200);
+
+    // The rows are gone at once; their objects go with the next housekeeping run (every minute).
+    vi.advanceTimersByTime(60_000);
+    await vi.waitFor(async () => {
+      for (const key of keys) expect(await objectExists(t, key)).toBe(false);
+    });
+  });
+
   // Last in this block: it moves the clock past the upload TTL. The sweep runs from the app's own
-  // housekeeping timer (every 10 minutes), driven here by fake timers; no HTTP endpoint triggers it.
+  // housekeeping timer (every minute), driven here by fake timers; no HTTP endpoint triggers it.
   it('housekeeping sweeps uploads untouched for longer than the upload TTL', async () => {
     const stale = await startUpload(t, owner);
     const staleUrl = await partUrl(t, owner, stale, 2);

@@ -24,8 +24,3 @@ export async function markAssetReady(
 export async function deleteUploadingAsset(db: DB, assetId: number): Promise<void> {
   await db.deleteFrom('assets').where('id', '=', assetId).where('status', '=', 'uploading').execute();
 }
-
-export async function folderInWorkspace(db: DB, folderId: number, workspaceId: number): Promise<boolean> {
-  const row = await db.selectFrom('folders').select('id').where('id', '=', folderId).where('workspace_id', '=', workspaceId).executeTakeFirst();
-  return row !== undefined;
-}

@@ -4,6 +4,7 @@ import type { SpooledFile } from '../http/multipart.js';
 import { probeImage } from '../media/probe.js';
 import * as assets from '../repositories/assets.js';
 import * as lifecycle from '../repositories/asset-uploads.js';
+import { folderExistsInWorkspace } from '../repositories/folders.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { assetKey } from '../storage/keys.js';
 import type { Caller } from './auth-service.js';
@@ -54,7 +55,7 @@ export class ServerUploadService {
   async upload(caller: Caller, input: ServerUploadInput): Promise<AssetView> {
     await requireRole(this.ctx.db, input.workspaceId, caller.id, 'manager');
     const tags = parseTagsField(input.tags);
-    if (input.folder_id !== undefined && !(await lifecycle.folderInWorkspace(this.ctx.db, input.folder_id, input.workspaceId))) {
+    if (input.folder_id !== undefined && !(await folderExistsInWorkspace(this.ctx.db, input.workspaceId, input.folder_id))) {
       throw appError('VALIDATION_ERROR', `folder_id ${input.folder_id} is not a folder of workspace ${input.workspaceId}`, { field: 'folder_id' });
     }
     const mimeType = input.file.mimetype || 'application/octet-stream';

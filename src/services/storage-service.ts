@@ -5,6 +5,7 @@ import { probeImage, PROBE_BYTES } from '../media/probe.js';
 import * as assets from '../repositories/assets.js';
 import * as uploads from '../repositories/uploads.js';
 import * as lifecycle from '../repositories/asset-uploads.js';
+import { folderExistsInWorkspace } from '../repositories/folders.js';
 import * as deletions from '../repositories/object-deletions.js';
 import { DEFAULT_CORS_RULES, StoreError, type CorsRule, type ObjectStore, type StoredPart } from '../storage/object-store.js';
 import { assetKey, parseAssetKey } from '../storage/keys.js';
@@ -346,7 +347,7 @@ export class StorageService {
   }
 
   private async assertFolderInWorkspace(folderId: number, workspaceId: number): Promise<void> {
-    const ok = await lifecycle.folderInWorkspace(this.ctx.db, folderId, workspaceId);
+    const ok = await folderExistsInWorkspace(this.ctx.db, workspaceId, folderId);
     if (!ok) throw appError('VALIDATION_ERROR', `folderId ${folderId} is not a folder of workspace ${workspaceId}`, { field: 'folderId' });
   }
 }
