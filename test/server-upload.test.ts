@@ -51,7 +51,7 @@ describe.each(STORE_KINDS)('server upload on the %s store', (kind) => {
       headers: who ? { authorization: `Bearer ${who.token}` } : {},
     });
   }
-  const asResponse = async (res: Response) => ({ statusCode: res.status, json: (await res.json()) as unknown });
+  const asResponse = async (res: Response) => ({ statusCode: res.status, json: (await res.json()) });
   const fail = async (res: Response, status: number, code: string, mentions?: string) => {
     const { statusCode, json } = await asResponse(res);
     expectError({ statusCode, json: () => json }, status, code, mentions);
