@@ -19,6 +19,11 @@ export interface AppConfig {
   readonly sessionTtl: number;
   readonly allowRegistration: boolean;
   readonly logLevel: string;
+  /**
+   * Whose X-Forwarded-For to believe for the client address (rate limits, logs): false (nobody,
+   * the default: anyone could forge it), true (any proxy), or a comma list of proxy addresses/CIDRs.
+   */
+  readonly trustProxy: boolean | string;
   /** Attempts per window for the login rate limit, per address and per account. */
   readonly loginRateLimit: number;
   readonly loginRateWindowMs: number;
@@ -66,6 +71,15 @@ function boolVar(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function trustProxyVar(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (!/^[0-9a-fA-F:.\/]+(\s*,\s*[0-9a-fA-F:.\/]+)*$/.test(raw)) {
+    throw new ConfigError(`DAM_TRUST_PROXY must be true, false or a comma list of addresses, got "${raw}"`);
+  }
+  return raw;
 }
 
 function storageConfig(env: Env): StorageConfig {
@@ -125,6 +139,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sessionTtl: intVar(env, 'DAM_SESSION_TTL', 7 * 24 * 3600, 60),
     allowRegistration: boolVar(env, 'DAM_ALLOW_REGISTRATION', false),
     logLevel: env.LOG_LEVEL ?? 'info',
+    trustProxy: trustProxyVar(env.DAM_TRUST_PROXY),
     loginRateLimit: intVar(env, 'DAM_LOGIN_RATE_LIMIT', 10, 1),
     loginRateWindowMs: intVar(env, 'DAM_LOGIN_RATE_WINDOW', 15 * 60, 1) * 1000,
     storage: storageConfig(env),

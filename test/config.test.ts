@@ -104,9 +104,42 @@ describe('loadConfig', () => {
     ['NODE_ENV', 'staging'],
     ['DATABASE_URL', 'mysql://localhost/dam'],
     ['DATABASE_URL', '/var/lib/dam.sqlite'],
+    ['DAM_TRUST_PROXY', 'the load balancer'],
+    ['DAM_STORAGE', 'ftp'],
+    ['DAM_STORAGE', 's3'],
+    ['DAM_PUBLIC_URL', 'localhost:8080'],
+    ['DAM_MIN_PART_SIZE', '0'],
+    ['DAM_MAX_FILE_SIZE', 'big'],
+    ['DAM_UPLOAD_TTL', '5'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     const err = configError(env({ [name]: value }));
     expect(err.message).toContain(name);
+  });
+
+  it.each([
+    [undefined, false],
+    ['false', false],
+    ['true', true],
+    ['10.0.0.1, 192.168.0.0/16', '10.0.0.1, 192.168.0.0/16'],
+  ])('DAM_TRUST_PROXY=%s trusts %s (forwarded addresses are believed only when asked)', (value, expected) => {
+    expect(loadConfig(env({ DAM_TRUST_PROXY: value })).trustProxy).toEqual(expected);
+  });
+
+  it('reads the S3 settings and builds the public URL from the port', () => {
+    const config = loadConfig(
+      env({ PORT: '9090', DAM_STORAGE: 's3', DAM_S3_BUCKET: 'b', DAM_S3_ENDPOINT: 'http://127.0.0.1:9000', DAM_S3_FORCE_PATH_STYLE: 'true' }),
+    );
+    expect(config.publicUrl).toBe('http://localhost:9090');
+    expect(config.storage).toEqual({
+      kind: 's3',
+      bucket: 'b',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'us-east-1',
+      accessKeyId: undefined,
+      secretAccessKey: undefined,
+      forcePathStyle: true,
+    });
+    expect(loadConfig(env({ DAM_PUBLIC_URL: 'https://dam.example.com/' })).publicUrl).toBe('https://dam.example.com');
   });
 
   it('accepts PostgreSQL URLs', () => {

@@ -17,6 +17,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     sessionTtl: 3600,
     allowRegistration: true,
     logLevel: 'silent',
+    trustProxy: true,
     loginRateLimit: 1000,
     loginRateWindowMs: 60_000,
     storage: { kind: 'local' } as const,
