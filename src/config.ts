@@ -76,7 +76,7 @@ function boolVar(env: Env, name: string, fallback: boolean): boolean {
 function trustProxyVar(raw: string | undefined): boolean | string {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
-  if (!/^[0-9a-fA-F:.\/]+(\s*,\s*[0-9a-fA-F:.\/]+)*$/.test(raw)) {
+  if (!/^[0-9a-fA-F:./]+(\s*,\s*[0-9a-fA-F:./]+)*$/.test(raw)) {
     throw new ConfigError(`DAM_TRUST_PROXY must be true, false or a comma list of addresses, got "${raw}"`);
   }
   return raw;
