@@ -96,7 +96,7 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
         summary: 'Join the uploaded parts into the object',
         description:
           'Parts must be listed in ascending PartNumber order with the ETags the part uploads returned; every part but the last ' +
-          'must be at least DAM_MIN_PART_SIZE bytes. Completing again with the same parts returns the same answer; with other parts, 409. ' +
+          'must be at least DAM_MIN_PART_SIZE bytes (on S3 the provider enforces its own 5 MiB minimum). Completing again with the same parts returns the same answer; with other parts, 409. ' +
           '`location` is the download URL of the object on this API.',
         body: Type.Object({ uploadId: UploadId, assetId: AssetId, workspaceId: WorkspaceId, parts: Type.Array(Part, { maxItems: MAX_PARTS }) }),
         response: { 200: Type.Object({ success: Type.Boolean(), location: Type.String(), key: Type.String() }), ...errors },
