@@ -17,7 +17,6 @@ import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { catalogRoutes } from './routes/catalog.js';
-import { searchRoutes } from './routes/search.js';
 import { TokenSigner } from './services/tokens.js';
 import { buildServices } from './services/index.js';
 import { startHousekeeping } from './housekeeping.js';
@@ -69,7 +68,6 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(authRoutes, { auth: services.auth, config });
   await app.register(workspaceRoutes, { services });
   await app.register(catalogRoutes, { services });
-  await app.register(searchRoutes, { search: services.search });
   await app.register(storageRoutes, { storage: services.storage });
   await app.register(storagePartRoutes, { storage: services.storage });
   await app.register(serverUploadRoutes, { uploads: services.serverUpload, config });
