@@ -18,7 +18,15 @@ function newestMtime(dir) {
   return newest;
 }
 
-const stale = !existsSync(entry) || newestMtime(path.join(root, 'src')) > statSync(entry).mtimeMs;
+const webEntry = path.join(root, 'web', 'dist', 'index.html');
+const webSources = () =>
+  Math.max(newestMtime(path.join(root, 'web', 'src')), newestMtime(path.join(root, 'web', 'public')), statSync(path.join(root, 'web', 'index.html')).mtimeMs);
+const stale =
+  !existsSync(entry) ||
+  newestMtime(path.join(root, 'src')) > statSync(entry).mtimeMs ||
+  // The web client (web/dist) is part of the build too.
+  !existsSync(webEntry) ||
+  webSources() > statSync(webEntry).mtimeMs;
 if (stale) {
   console.log('building (first start, or sources changed) ...');
   const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });

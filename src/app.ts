@@ -17,9 +17,24 @@ import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { catalogRoutes } from './routes/catalog.js';
+import { searchRoutes } from './routes/search.js';
+import { socialAuthRoutes } from './routes/social-auth.js';
+import { registerWebClient } from './routes/web-client.js';
 import { TokenSigner } from './services/tokens.js';
 import { buildServices } from './services/index.js';
 import { startHousekeeping } from './housekeeping.js';
+import { versionRoutes } from './routes/versions.js';
+import { mediaRoutes } from './routes/media.js';
+import { adminJobRoutes } from './routes/admin-jobs.js';
+import { createWorker } from './jobs/index.js';
+import type { JobWorker } from './jobs/worker.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This process's job worker: started with the app, stopped by close(); tests await `drain()`. */
+    jobs: JobWorker;
+  }
+}
 
 export interface BuildOptions {
   /** An already-open database (tests pass one per file); otherwise opened from config.databaseUrl. */
@@ -27,6 +42,8 @@ export interface BuildOptions {
   /** Clock in Unix seconds; tests move it to expire things. */
   now?: () => number;
   logger?: boolean;
+  /** The built web client to serve at / (default web/dist of this checkout). */
+  webDir?: string;
 }
 
 /**
@@ -53,6 +70,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   if (!options.database) app.addHook('onClose', () => database.close());
   startHousekeeping(app, ctx, services);
+  const worker = createWorker(ctx, services, app.log);
+  app.decorate('jobs', worker);
+  // Before the database closes (onClose): the jobs in flight finish, queued ones stay for the next start.
+  app.addHook('preClose', () => worker.stop());
 
   // seed 1: any origin, any request header, ETag exposed, on preflights and real responses;
   // the local part-upload route applies the stored bucket rules instead (src/http/cors.ts).
@@ -62,15 +83,23 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(rateLimit, { global: false });
   installErrorHandler(app, config.env === 'development');
   installAuthHook(app, services.auth);
+  // Before every other route: it reserves their path prefixes from its SPA fallback.
+  await registerWebClient(app, { webDir: options.webDir });
   await registerOpenApi(app);
 
   await app.register(healthRoutes, { ctx });
   await app.register(authRoutes, { auth: services.auth, config });
+  await app.register(socialAuthRoutes, { social: services.social, config });
   await app.register(workspaceRoutes, { services });
   await app.register(catalogRoutes, { services });
+  await app.register(searchRoutes, { search: services.search });
   await app.register(storageRoutes, { storage: services.storage });
   await app.register(storagePartRoutes, { storage: services.storage });
   await app.register(serverUploadRoutes, { uploads: services.serverUpload, config });
+  await app.register(versionRoutes, { versions: services.versions, config });
+  await app.register(mediaRoutes, { media: services.media });
+  await app.register(adminJobRoutes, { jobAdmin: services.jobAdmin });
+  worker.start();
 
   return app;
 }

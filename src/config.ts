@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 
@@ -36,6 +37,39 @@ export interface AppConfig {
   readonly minPartSize: number;
   /** Largest object in bytes. */
   readonly maxFileSize: number;
+  /** The job queue's worker in this process (src/jobs/). */
+  readonly jobs: JobsConfig;
+  /** ffmpeg for video posters (FFMPEG_PATH); undefined: looked up on PATH. */
+  readonly ffmpegPath: string | undefined;
+  /** Seconds the signed media URLs (thumbnail_url, file_url, previews) stay valid at least. */
+  readonly mediaUrlTtl: number;
+  /** Social login (seed 4.4); google is null unless DAM_SOCIAL_GOOGLE_CLIENT_ID is set. */
+  readonly social: SocialConfig;
+}
+
+export interface SocialConfig {
+  readonly google: {
+    readonly clientId: string;
+    /** Where the browser starts the provider's sign-in (OAuth 2.0 implicit flow, response_type=token). */
+    readonly authorizeUrl: string;
+    /** Validates an access token: `?access_token=` -> aud/azp, sub, exp. */
+    readonly tokeninfoUrl: string;
+    /** The profile of a bearer access token: sub, email, email_verified, name. */
+    readonly userinfoUrl: string;
+  } | null;
+}
+
+export interface JobsConfig {
+  /** Jobs run at once by this process; 0: this process runs none (API-only, when workers run elsewhere). */
+  readonly concurrency: number;
+  /** How often an idle worker looks for due jobs (milliseconds); jobs queued in-process wake it at once. */
+  readonly pollIntervalMs: number;
+  /** Seconds a claimed job stays reserved without a heartbeat before another worker may take it. */
+  readonly leaseSeconds: number;
+  /** Runs of a job before it is marked failed. */
+  readonly maxAttempts: number;
+  /** First retry delay in seconds; doubled after each failure (capped at an hour). */
+  readonly retryBaseSeconds: number;
 }
 
 export type StorageConfig =
@@ -80,6 +114,25 @@ function trustProxyVar(raw: string | undefined): boolean | string {
     throw new ConfigError(`DAM_TRUST_PROXY must be true, false or a comma list of addresses, got "${raw}"`);
   }
   return raw;
+}
+
+function httpUrlVar(env: Env, name: string, fallback: string): string {
+  const value = env[name] || fallback;
+  if (!/^https?:\/\//.test(value)) throw new ConfigError(`${name} must be an http(s) URL, got "${value}"`);
+  return value;
+}
+
+function socialConfig(env: Env): SocialConfig {
+  const clientId = env.DAM_SOCIAL_GOOGLE_CLIENT_ID;
+  if (!clientId) return { google: null };
+  return {
+    google: {
+      clientId,
+      authorizeUrl: httpUrlVar(env, 'DAM_SOCIAL_GOOGLE_AUTHORIZE_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
+      tokeninfoUrl: httpUrlVar(env, 'DAM_SOCIAL_GOOGLE_TOKENINFO_URL', 'https://oauth2.googleapis.com/tokeninfo'),
+      userinfoUrl: httpUrlVar(env, 'DAM_SOCIAL_GOOGLE_USERINFO_URL', 'https://openidconnect.googleapis.com/v1/userinfo'),
+    },
+  };
 }
 
 function storageConfig(env: Env): StorageConfig {
@@ -147,5 +200,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
     uploadTtl: intVar(env, 'DAM_UPLOAD_TTL', 24 * 3600, 60),
     minPartSize: intVar(env, 'DAM_MIN_PART_SIZE', 5 * 1024 * 1024, 1),
     maxFileSize: intVar(env, 'DAM_MAX_FILE_SIZE', 5 * 1024 ** 3, 1),
+    jobs: Object.freeze({
+      concurrency: intVar(env, 'DAM_JOB_CONCURRENCY', availableParallelism(), 0, 256),
+      pollIntervalMs: intVar(env, 'DAM_JOB_POLL_INTERVAL', 1000, 10),
+      leaseSeconds: intVar(env, 'DAM_JOB_LEASE', 300, 10),
+      maxAttempts: intVar(env, 'DAM_JOB_MAX_ATTEMPTS', 5, 1, 100),
+      retryBaseSeconds: intVar(env, 'DAM_JOB_RETRY_BASE', 10, 1),
+    }),
+    ffmpegPath: env.FFMPEG_PATH || undefined,
+    mediaUrlTtl: intVar(env, 'DAM_MEDIA_URL_TTL', 3600, 60),
+    social: socialConfig(env),
   });
 }

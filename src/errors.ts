@@ -10,6 +10,8 @@ export const ERRORS = {
   UNAUTHORIZED: { status: 401, message: 'Authentication is required' },
   INVALID_TOKEN: { status: 401, message: 'The session token is invalid or expired' },
   INVALID_CREDENTIALS: { status: 401, message: 'E-mail or password is wrong' },
+  /** seed 4.4, 5.4: an identity-provider token that is invalid, expired, for another client, or already used. */
+  SOCIAL_TOKEN_INVALID: { status: 401, message: 'The sign-in token is invalid, expired or already used' },
   FORBIDDEN: { status: 403, message: 'Your role does not allow this action' },
   INVALID_SIGNATURE: { status: 403, message: 'The URL signature is invalid' },
   URL_EXPIRED: { status: 403, message: 'The signed URL has expired' },
@@ -29,6 +31,8 @@ export const ERRORS = {
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   /** seed 7.1: the storage provider failed. */
   S3_ERROR: { status: 502, message: 'The storage provider failed' },
+  /** seed 4.4: the identity provider could not be reached or answered nonsense. */
+  PROVIDER_ERROR: { status: 502, message: 'The identity provider could not be reached' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -3,6 +3,9 @@ import type { DatabaseHandle } from './database.js';
 import type { DialectSupport } from './dialects/types.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_uploads.js';
+import * as m0003 from './migrations/0003_search.js';
+import * as m0004 from './migrations/0004_versions.js';
+import * as m0005 from './migrations/0005_social.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -14,6 +17,9 @@ type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> 
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': m0001,
   '0002_uploads': m0002,
+  '0003_search': m0003,
+  '0004_versions': m0004,
+  '0005_social': m0005,
 };
 
 class ListProvider implements MigrationProvider {
@@ -36,4 +42,11 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies the migrations up to and including `name`: tests of an upgrade path start from an older schema. */
+export async function migrateTo(handle: DatabaseHandle, name: string): Promise<void> {
+  const migrator = new Migrator({ db: handle.db, provider: new ListProvider(handle.support), migrationTableSchema: handle.support.migrationSchema });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
 }

@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { SearchDocumentsTable, SearchNamesTable, SearchTagsTable } from '../search/tables.js';
 
 /**
  * Table types for Kysely. Conventions that hold on both dialects:
@@ -104,6 +105,8 @@ export interface UploadSessionsTable {
   touched_at: number;
   completed_at: number | null;
   completion: string | null;
+  /** The version this upload fills (migration 0004): v1 of a new asset, or a new version of an existing one. */
+  version_id: Generated<number | null>;
 }
 
 export interface UploadPartsTable {
@@ -119,6 +122,80 @@ export interface ObjectDeletionsTable {
   storage_key: string;
   queued_at: number;
   attempts: Generated<number>;
+}
+
+/** seed 2.5: one file of an asset. `number` is the label vN, assigned when the upload completes. */
+export interface AssetVersionsTable {
+  id: Generated<number>;
+  asset_id: number;
+  workspace_id: number;
+  /** null while 'uploading'. */
+  number: number | null;
+  status: 'uploading' | 'ready';
+  /** 0/1; at most one 1 per asset (partial unique index, seed 3). */
+  is_current: Generated<number>;
+  file_name: string;
+  display_file_name: string;
+  mime_type: string;
+  file_size: number;
+  width: number | null;
+  height: number | null;
+  /** JSON text; for the current version the asset's own metadata is authoritative. */
+  metadata: string;
+  storage_key: string;
+  preview_status: Generated<'pending' | 'ready' | 'unavailable' | 'failed'>;
+  /** Why the preview is unavailable or failed. */
+  preview_note: string | null;
+  created_by: string;
+  created_at: number;
+}
+
+export interface VersionRenditionsTable {
+  version_id: number;
+  kind: 'thumbnail' | 'preview';
+  storage_key: string;
+  mime_type: string;
+  width: number;
+  height: number;
+  file_size: number;
+}
+
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** The durable job queue (src/jobs/). Times are Unix seconds. */
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  /** JSON text. */
+  payload: string;
+  status: JobStatus;
+  attempts: number;
+  max_attempts: number;
+  /** Not claimed before this time (retries back off). */
+  run_at: number;
+  locked_by: string | null;
+  /** A 'running' job whose lease ran out (its worker died) is claimed again. */
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+/** A user's account at an identity provider (migration 0005), found by the provider's subject. */
+export interface UserIdentitiesTable {
+  provider: string;
+  subject: string;
+  user_id: number;
+  email: string | null;
+  created_at: number;
+  last_login_at: number;
+}
+
+/** seed 5.4: SHA-256 (hex) of provider tokens already exchanged, kept until the token expires. */
+export interface SocialUsedTokensTable {
+  token_hash: string;
+  expires_at: number;
 }
 
 export interface SettingsTable {
@@ -139,9 +216,20 @@ export interface Database {
   upload_parts: UploadPartsTable;
   settings: SettingsTable;
   object_deletions: ObjectDeletionsTable;
+  user_identities: UserIdentitiesTable;
+  social_used_tokens: SocialUsedTokensTable;
+  asset_versions: AssetVersionsTable;
+  version_renditions: VersionRenditionsTable;
+  jobs: JobsTable;
+  search_documents: SearchDocumentsTable;
+  search_names: SearchNamesTable;
+  search_tags: SearchTagsTable;
 }
 
 export type UploadSessionRow = Selectable<UploadSessionsTable>;
+export type AssetVersionRow = Selectable<AssetVersionsTable>;
+export type RenditionRow = Selectable<VersionRenditionsTable>;
+export type JobRow = Selectable<JobsTable>;
 
 export type UserRow = Selectable<UsersTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;

@@ -12,6 +12,9 @@ export const serverUploadRoutes: FastifyPluginAsyncTypebox<{ uploads: ServerUplo
   app,
   { uploads, config },
 ) => {
+  // Only multipart bodies reach this route: a JSON body could otherwise claim to be an already
+  // spooled file and name any path on the server (415 for every other content type).
+  app.removeAllContentTypeParsers();
   await registerMultipartSpool(app, { tmpDir: path.join(config.dataDir, 'tmp'), maxFileSize: config.maxFileSize });
 
   app.post(

@@ -61,12 +61,15 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
         summary: 'Start a multipart upload (managers and admins)',
         description:
           'Creates the asset (listed only once the upload completes) and a multipart upload for its key. ' +
-          'Optional `fileName` names the file (default "untitled"); optional `folderId` files it in a folder of the same workspace.',
+          'Optional `fileName` names the file (default "untitled"); optional `folderId` files it in a folder of the same workspace. ' +
+          'With `assetId` of a ready asset of the workspace, the upload is a new version of that asset instead (seed 9): ' +
+          'the answer carries that assetId, the key is the version\'s own, and completing the upload makes the version current.',
         querystring: Type.Object({
           workspaceId: WorkspaceId,
           fileType: MimeType,
           fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
           folderId: Type.Optional(Type.Integer({ minimum: 1 })),
+          assetId: Type.Optional(Id('Existing asset to add a version to')),
         }),
         response: { 200: Type.Object({ uploadId: Type.String(), assetId: Type.Integer() }), ...errors },
       },

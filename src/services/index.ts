@@ -4,7 +4,17 @@ import { CatalogService } from './catalog-service.js';
 import { WorkspaceService } from './workspace-service.js';
 import { StorageService } from './storage-service.js';
 import { ServerUploadService } from './server-upload-service.js';
+import { SearchService } from './search-service.js';
+import { SocialAuthService } from './social-auth-service.js';
 import { createObjectStore } from '../storage/index.js';
+import { JobQueue } from '../jobs/queue.js';
+import { lockCandidates } from '../jobs/dialects/index.js';
+import { MediaLinks } from '../media/links.js';
+import { VersionLifecycle } from './version-lifecycle.js';
+import { VersionService } from './version-service.js';
+import { RenditionService } from './rendition-service.js';
+import { MediaService } from './media-service.js';
+import { JobAdminService } from './job-admin-service.js';
 
 /** Every service of the app, built once per app with explicit dependencies. */
 export interface Services {
@@ -13,15 +23,33 @@ export interface Services {
   catalog: CatalogService;
   storage: StorageService;
   serverUpload: ServerUploadService;
+  search: SearchService;
+  social: SocialAuthService;
+  jobs: JobQueue;
+  versions: VersionService;
+  renditions: RenditionService;
+  media: MediaService;
+  jobAdmin: JobAdminService;
 }
 
 export function buildServices(ctx: AppContext): Services {
   const store = createObjectStore(ctx.config, ctx.db, () => ctx.now());
+  const auth = new AuthService(ctx);
+  const jobs = new JobQueue(ctx.db, lockCandidates[ctx.database.dialect], ctx.config.jobs, () => ctx.now());
+  const lifecycle = new VersionLifecycle(ctx, jobs);
+  const links = new MediaLinks(ctx.config.jwtSecret, ctx.config.publicUrl, ctx.config.mediaUrlTtl, () => ctx.now());
   return {
-    auth: new AuthService(ctx),
+    auth,
     workspaces: new WorkspaceService(ctx),
     catalog: new CatalogService(ctx),
-    storage: new StorageService(ctx, store),
-    serverUpload: new ServerUploadService(ctx, store),
+    storage: new StorageService(ctx, store, lifecycle),
+    serverUpload: new ServerUploadService(ctx, store, lifecycle),
+    search: new SearchService(ctx),
+    social: new SocialAuthService(ctx, auth),
+    jobs,
+    versions: new VersionService(ctx, store, lifecycle, links),
+    renditions: new RenditionService(ctx, store),
+    media: new MediaService(ctx, store, links),
+    jobAdmin: new JobAdminService(ctx),
   };
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { appError } from '../errors.js';
 import type { SpooledFile } from '../http/multipart.js';
@@ -11,6 +12,7 @@ import type { Caller } from './auth-service.js';
 import { requireRole } from './access.js';
 import { toAssetView } from './asset-service.js';
 import type { AssetView } from '../routes/catalog-schemas.js';
+import type { VersionLifecycle } from './version-lifecycle.js';
 
 export interface ServerUploadInput {
   file: SpooledFile;
@@ -50,10 +52,16 @@ export class ServerUploadService {
   constructor(
     private readonly ctx: AppContext,
     private readonly store: ObjectStore,
+    private readonly versions: VersionLifecycle,
   ) {}
 
   async upload(caller: Caller, input: ServerUploadInput): Promise<AssetView> {
     await requireRole(this.ctx.db, input.workspaceId, caller.id, 'manager');
+    // Only a file our multipart hook spooled (to $DAM_DATA_DIR/tmp, src/routes/server-upload.ts): a JSON body
+    // naming another path (e.g. the JWT secret) must never reach the store.
+    if (path.dirname(path.resolve(input.file.path)) !== path.join(this.ctx.config.dataDir, 'tmp')) {
+      throw appError('VALIDATION_ERROR', 'file must be a file part of a multipart/form-data body', { field: 'file' });
+    }
     const tags = parseTagsField(input.tags);
     if (input.folder_id !== undefined && !(await folderExistsInWorkspace(this.ctx.db, input.workspaceId, input.folder_id))) {
       throw appError('VALIDATION_ERROR', `folder_id ${input.folder_id} is not a folder of workspace ${input.workspaceId}`, { field: 'folder_id' });
@@ -76,6 +84,8 @@ export class ServerUploadService {
       status: 'uploading',
     });
     const key = assetKey(input.workspaceId, asset.id);
+    // seed 9: the file is the asset's v1.
+    const version = await this.versions.reserve(asset, { file_name: asset.file_name, mime_type: mimeType, created_by: asset.created_by }, true);
     try {
       await this.store.putFile(key, input.file.path, mimeType);
     } catch (err) {
@@ -84,8 +94,11 @@ export class ServerUploadService {
     }
     await this.ctx.db.transaction().execute(async (trx) => {
       await lifecycle.setStorageKey(trx, asset.id, key);
-      await lifecycle.markAssetReady(trx, asset.id, { file_size: input.file.size, width: asset.width, height: asset.height }, asset.created_at);
+      const file = { file_size: input.file.size, width: asset.width, height: asset.height };
+      await lifecycle.markAssetReady(trx, asset.id, file, asset.created_at);
+      await this.versions.promote(trx, version.id, file, { merge: {} });
     });
+    this.versions.notify();
     const ready = await assets.findAsset(this.ctx.db, asset.id);
     if (!ready) throw appError('NOT_FOUND', 'The asset was deleted while it was being stored');
     return toAssetView(ready);

@@ -7,6 +7,7 @@ import * as uploads from '../repositories/uploads.js';
 import * as lifecycle from '../repositories/asset-uploads.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
 import * as deletions from '../repositories/object-deletions.js';
+import * as versions from '../repositories/versions.js';
 import { DEFAULT_CORS_RULES, StoreError, type CorsRule, type ObjectStore, type StoredPart } from '../storage/object-store.js';
 import { assetKey, parseAssetKey } from '../storage/keys.js';
 import { LocalStore, normalizeEtag } from '../storage/local-store.js';
@@ -14,6 +15,8 @@ import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js
 import type { Caller } from './auth-service.js';
 import { requireRole } from './access.js';
 import type { UploadSessionRow } from '../db/schema.js';
+import type { AssetRecord } from '../repositories/assets.js';
+import type { VersionLifecycle } from './version-lifecycle.js';
 
 /** seed 8: presigned upload URLs live one hour. */
 export const PART_URL_TTL = 3600;
@@ -59,7 +62,9 @@ function sameParts(a: PartRef[], b: PartRef[]): boolean {
 /**
  * Multipart uploads through presigned part URLs, download and delete (seed 4.3).
  * An asset exists as 'uploading' from start-upload on, so its id and key are
- * known to the client; complete-upload makes it 'ready'.
+ * known to the client; complete-upload makes it 'ready'. Every upload fills a
+ * version (seed 9): v1 of a new asset, or, with `assetId`, a new version of an
+ * existing one; completing it makes that version current.
  */
 export class StorageService {
   /** Called after the CORS rules change, so this process's cache forgets them. */
@@ -68,13 +73,15 @@ export class StorageService {
   constructor(
     private readonly ctx: AppContext,
     readonly store: ObjectStore,
+    private readonly versions: VersionLifecycle,
   ) {}
 
   async startUpload(
     caller: Caller,
-    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number },
+    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number; assetId?: number },
   ): Promise<{ uploadId: string; assetId: number }> {
     await requireRole(this.ctx.db, input.workspaceId, caller.id, 'manager');
+    if (input.assetId !== undefined) return this.startVersionUpload(caller, input.assetId, input);
     if (input.folderId !== undefined) await this.assertFolderInWorkspace(input.folderId, input.workspaceId);
     const now = this.ctx.now();
     const asset = await assets.insertAsset(this.ctx.db, {
@@ -88,6 +95,7 @@ export class StorageService {
       status: 'uploading',
     });
     const key = assetKey(input.workspaceId, asset.id);
+    const version = await this.versions.reserve(asset, { file_name: asset.file_name, mime_type: input.fileType, created_by: asset.created_by }, true);
     let uploadId: string;
     try {
       uploadId = await this.store.createMultipartUpload(key, input.fileType);
@@ -107,6 +115,43 @@ export class StorageService {
         fileName: asset.file_name,
         now,
       });
+      await versions.setUploadVersion(trx, uploadId, version.id);
+    });
+    return { uploadId, assetId: asset.id };
+  }
+
+  /** seed 9: a new version of an existing asset follows the same flow; completing it adds the version. */
+  private async startVersionUpload(
+    caller: Caller,
+    assetId: number,
+    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number },
+  ): Promise<{ uploadId: string; assetId: number }> {
+    if (input.folderId !== undefined) {
+      throw appError('VALIDATION_ERROR', 'folderId: a new version stays in its asset\'s folder; send assetId or folderId, not both', { field: 'folderId' });
+    }
+    const asset = await assets.findAsset(this.ctx.db, assetId);
+    if (!asset || asset.workspace_id !== input.workspaceId || asset.status !== 'ready') throw notFound('Asset');
+    const file = { file_name: input.fileName ?? asset.file_name, mime_type: input.fileType, created_by: caller.name || caller.email };
+    const version = await this.versions.reserve(asset, file, false);
+    let uploadId: string;
+    try {
+      uploadId = await this.store.createMultipartUpload(version.storage_key, input.fileType);
+    } catch (err) {
+      await this.versions.discard(this.ctx.db, asset.id, version.id);
+      storeFailure(err);
+    }
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await uploads.insertUploadSession(trx, {
+        id: uploadId,
+        workspaceId: input.workspaceId,
+        assetId: asset.id,
+        userId: caller.id,
+        key: version.storage_key,
+        mimeType: input.fileType,
+        fileName: file.file_name,
+        now: this.ctx.now(),
+      });
+      await versions.setUploadVersion(trx, uploadId, version.id);
     });
     return { uploadId, assetId: asset.id };
   }
@@ -146,8 +191,8 @@ export class StorageService {
   async abortUpload(caller: Caller, ref: UploadRef): Promise<{ success: true }> {
     const session = await this.openSession(caller, ref);
     await this.store.abortMultipartUpload(session.storage_key, session.id).catch(storeFailure);
-    // Deleting the 'uploading' asset cascades to the session and its parts.
-    await assets.deleteAsset(this.ctx.db, session.workspace_id, session.asset_id);
+    // Deleting the 'uploading' asset (or, for a version upload, the reserved version) cascades to the session and its parts.
+    await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
     return { success: true };
   }
 
@@ -163,7 +208,7 @@ export class StorageService {
       if (total > this.ctx.config.maxFileSize) {
         // As after a merge on S3 (finishUpload): a file over the limit leaves nothing behind, parts included.
         await this.store.abortMultipartUpload(session.storage_key, session.id).catch(storeFailure);
-        await assets.deleteAsset(this.ctx.db, session.workspace_id, session.asset_id);
+        await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
         throw appError('UPLOAD_FAILED', `The parts add up to ${total} bytes; the largest allowed file is ${this.ctx.config.maxFileSize}`);
       }
     }
@@ -183,53 +228,72 @@ export class StorageService {
     if (!info) throw appError('UPLOAD_FAILED', 'The joined object is missing from storage');
     if (info.size > this.ctx.config.maxFileSize) {
       await this.store.delete(session.storage_key).catch(storeFailure);
-      await assets.deleteAsset(this.ctx.db, session.workspace_id, session.asset_id);
+      await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
       throw appError('UPLOAD_FAILED', `The file is ${info.size} bytes; the largest allowed is ${this.ctx.config.maxFileSize}`);
     }
     const dimensions = session.mime_type.startsWith('image/') ? await this.probe(session.storage_key, info.size) : undefined;
     const answer: CompleteAnswer = { success: true, location: this.location(session), key: session.storage_key };
-    return this.ctx.db.transaction().execute(async (trx) => {
+    const file = { file_size: info.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null };
+    const result = await this.ctx.db.transaction().execute(async (trx) => {
       await this.ctx.database.support.lockRow(trx, 'assets', session.asset_id);
       const current = await uploads.findUploadSessionById(trx, session.id);
       if (!current) throw appError('INVALID_UPLOAD_ID', 'The upload was aborted');
       const earlier = this.earlierCompletion(current, parts);
       if (earlier) return earlier;
       const now = this.ctx.now();
-      await lifecycle.markAssetReady(trx, session.asset_id, { file_size: info.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null }, now);
+      await lifecycle.markAssetReady(trx, session.asset_id, file, now);
+      // seed 3, 9: the uploaded file becomes the current version, labelled under the asset's lock.
+      if (current.version_id !== null) await this.versions.promote(trx, current.version_id, file, { merge: {} });
       const completion: Completion = { parts, answer };
       await uploads.markUploadCompleted(trx, session.id, JSON.stringify(completion), now);
       return answer;
     });
+    this.versions.notify();
+    return result;
   }
 
+  /**
+   * The asset key serves the asset's current file, whichever version holds it; a version key
+   * (as complete-upload answers for a version upload) serves that version's file.
+   */
   async download(caller: Caller, query: { key: string; workspaceId: number }, rangeHeader: string | undefined): Promise<DownloadResult> {
-    const { assetId } = parseAssetKey(query.key, query.workspaceId);
+    const { assetId, versionId } = parseAssetKey(query.key, query.workspaceId);
     await requireRole(this.ctx.db, query.workspaceId, caller.id, 'viewer');
-    const asset = await assets.findAsset(this.ctx.db, assetId);
-    if (!asset || asset.workspace_id !== query.workspaceId || asset.storage_key !== query.key) throw notFound('Object');
-    return streamDownload(this.store, query.key, {
-      fileName: fileNameFor(asset.display_file_name || asset.file_name, asset.mime_type),
-      mimeType: asset.mime_type,
-      rangeHeader,
-    });
+    const asset = await this.readyAsset(assetId, query.workspaceId);
+    let file = { key: asset.storage_key, name: asset.display_file_name || asset.file_name, mime: asset.mime_type };
+    if (versionId !== undefined) {
+      const version = await versions.findVersion(this.ctx.db, versionId);
+      if (!version || version.asset_id !== asset.id || version.status !== 'ready') throw notFound('Object');
+      file = { key: version.storage_key, name: version.file_name, mime: version.mime_type };
+    }
+    if (!file.key) throw notFound('Object');
+    return streamDownload(this.store, file.key, { fileName: fileNameFor(file.name, file.mime), mimeType: file.mime, rangeHeader });
   }
 
-  /** Removes the object and the asset record (seed 4.3). */
+  /** Removes the asset record and its objects, all versions' included (seed 4.3). */
   async deleteObject(caller: Caller, query: { key: string; workspaceId: number }): Promise<{ success: true }> {
-    const { assetId } = parseAssetKey(query.key, query.workspaceId);
+    const { assetId, versionId } = parseAssetKey(query.key, query.workspaceId);
     await requireRole(this.ctx.db, query.workspaceId, caller.id, 'manager');
-    const asset = await assets.findAsset(this.ctx.db, assetId);
+    if (versionId !== undefined) {
+      throw appError('VALIDATION_ERROR', 'key names a version; delete a version with DELETE /dam/versions/:id', { field: 'key' });
+    }
     // An 'uploading' asset has no object yet; removing its row here would orphan its multipart upload
     // (the sweep finds uploads through their session): abort-upload cancels an upload.
-    if (!asset || asset.workspace_id !== query.workspaceId || asset.storage_key !== query.key || asset.status !== 'ready') {
-      throw notFound('Object');
-    }
-    // Row first (its trigger queues the key): a failure after it leaves the object for the
-    // deletion queue to retry, never a record without its file.
+    const asset = await this.readyAsset(assetId, query.workspaceId);
+    // Row first (its triggers queue the keys of the asset, its versions and renditions): a failure after
+    // it leaves the objects for the deletion queue to retry, never a record without its file.
     await assets.deleteAsset(this.ctx.db, query.workspaceId, assetId);
-    await this.store.delete(query.key).catch(storeFailure);
-    await deletions.forgetObjectDeletionsOfKey(this.ctx.db, query.key);
+    if (asset.storage_key) {
+      await this.store.delete(asset.storage_key).catch(storeFailure);
+      await deletions.forgetObjectDeletionsOfKey(this.ctx.db, asset.storage_key);
+    }
     return { success: true };
+  }
+
+  private async readyAsset(assetId: number, workspaceId: number): Promise<AssetRecord> {
+    const asset = await assets.findAsset(this.ctx.db, assetId);
+    if (!asset || asset.workspace_id !== workspaceId || asset.status !== 'ready') throw notFound('Object');
+    return asset;
   }
 
   /**
@@ -268,7 +332,7 @@ export class StorageService {
     for (const session of stale) {
       if (session.completed_at === null) {
         await this.store.abortMultipartUpload(session.storage_key, session.id).catch(() => undefined);
-        await lifecycle.deleteUploadingAsset(this.ctx.db, session.asset_id);
+        await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
       }
       await uploads.deleteUploadSession(this.ctx.db, session.id);
     }

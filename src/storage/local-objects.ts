@@ -128,6 +128,18 @@ export class LocalObjects {
     return { stream: Readable.from(slices(), { objectMode: false }), size: manifest.size };
   }
 
+  /** Publishes the pieces of `source` again as `target`, by hard links: no byte is copied. */
+  async copy(source: string, target: string): Promise<void> {
+    const manifest = await this.manifest(source);
+    if (!manifest) throw new StoreError(`No object ${source}`, 'NoSuchKey', 404);
+    const dir = this.dir(source);
+    await this.publish(
+      target,
+      manifest.pieces.map((p) => ({ path: path.join(dir, p.file), size: p.size })),
+      'link',
+    );
+  }
+
   /** Moves the directory aside, then removes it: a reader sees the whole object or none. */
   async delete(key: string): Promise<void> {
     const trash = await this.tempPath();

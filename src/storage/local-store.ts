@@ -166,6 +166,10 @@ export class LocalStore implements ObjectStore {
     await this.objects.publish(key, [{ path: tmp, size: (await stat(tmp)).size }], 'move');
   }
 
+  copy(source: string, target: string): Promise<void> {
+    return this.objects.copy(source, target);
+  }
+
   async head(key: string): Promise<ObjectInfo | undefined> {
     const size = await this.objects.size(key);
     return size === undefined ? undefined : { size, contentType: undefined };

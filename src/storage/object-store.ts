@@ -52,6 +52,8 @@ export interface ObjectStore {
   abortMultipartUpload(key: string, uploadId: string): Promise<void>;
   /** Writes a whole object from a local file (server-side uploads, renditions). */
   putFile(key: string, filePath: string, contentType: string): Promise<void>;
+  /** A new object at `target` with the bytes of `source` (restoring a version gives it a key of its own). */
+  copy(source: string, target: string): Promise<void>;
   head(key: string): Promise<ObjectInfo | undefined>;
   /** Reads the object, or the inclusive byte range of it. */
   read(key: string, range?: ByteRange): Promise<ObjectBody>;

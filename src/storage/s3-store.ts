@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
+  CopyObjectCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetBucketCorsCommand,
@@ -20,6 +21,9 @@ import type { StorageConfig } from '../config.js';
 import { StoreError, type ByteRange, type CorsRule, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
 
 type S3Config = Extract<StorageConfig, { kind: 's3' }>;
+
+/** The largest object one CopyObject call copies. */
+const MAX_COPY_SIZE = 5 * 1024 ** 3;
 
 /** A provider failure as a StoreError that keeps S3's own error code. */
 function storeError(what: string, err: unknown): StoreError {
@@ -106,6 +110,22 @@ export class S3Store implements ObjectStore {
     // lib-storage splits large files into a multipart upload with bounded memory.
     await call('PutObject', () =>
       new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: createReadStream(filePath), ContentType: contentType } }).done(),
+    );
+  }
+
+  async copy(source: string, target: string): Promise<void> {
+    const info = await this.head(source);
+    if (!info) throw new StoreError(`No object ${source}`, 'NoSuchKey', 404);
+    if (info.size <= MAX_COPY_SIZE) {
+      // CopySource is "bucket/key", URL-encoded segment by segment (the slashes stay).
+      const copySource = `${this.bucket}/${source.split('/').map(encodeURIComponent).join('/')}`;
+      await call('CopyObject', () => this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: target, CopySource: copySource })));
+      return;
+    }
+    // CopyObject stops at 5 GiB: larger objects are streamed through this process.
+    const body = await this.read(source);
+    await call('PutObject', () =>
+      new Upload({ client: this.client, params: { Bucket: this.bucket, Key: target, Body: body.stream, ContentType: info.contentType } }).done(),
     );
   }
 

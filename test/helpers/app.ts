@@ -25,6 +25,11 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     uploadTtl: 24 * 3600,
     minPartSize: 5 * 1024 * 1024,
     maxFileSize: 5 * 1024 ** 3,
+    // Tests run jobs deterministically with app.jobs.drain(); the background loop polls too.
+    jobs: { concurrency: 2, pollIntervalMs: 200, leaseSeconds: 300, maxAttempts: 5, retryBaseSeconds: 10 },
+    ffmpegPath: undefined,
+    mediaUrlTtl: 3600,
+    social: { google: null },
     ...overrides,
   };
   return Object.freeze(config);

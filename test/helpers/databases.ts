@@ -29,7 +29,7 @@ export function tempDir(prefix = 'dam-test-'): string {
 
 /**
  * A fresh, migrated database: a new SQLite file, or a new PostgreSQL schema
- * that is dropped again on close. Test files never share state.
+ * (named t_<random>). Test files never share state.
  */
 export async function openTestDatabase(dialect: DialectName = 'sqlite'): Promise<DatabaseHandle> {
   if (dialect === 'sqlite') {
@@ -42,14 +42,8 @@ export async function openTestDatabase(dialect: DialectName = 'sqlite'): Promise
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
   const handle = await openMigratedDatabase(pgUrl, { schema, maxConnections: 25 });
-  return {
-    ...handle,
-    close: async () => {
-      await handle.close();
-      const cleanup = new pg.Client({ connectionString: pgUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
-      await cleanup.end();
-    },
-  };
+  // The schema is not dropped here: dropping schemas while other test files run their
+  // migrations races with Kysely's catalog introspection ("schema does not exist").
+  // test/helpers/pg-global-setup.ts drops them all before and after the run.
+  return handle;
 }

@@ -1,0 +1,7 @@
+import type { LockCandidates } from './types.js';
+
+/**
+ * Several processes may share one PostgreSQL: each claim locks the rows it picks and skips
+ * rows another worker has locked, so two claims never wait on or return the same job.
+ */
+export const lockCandidates: LockCandidates = (candidates) => candidates.forUpdate().skipLocked();

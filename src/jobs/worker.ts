@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { FastifyBaseLogger } from 'fastify';
+import type { JobsConfig } from '../config.js';
+import type { JobRow } from '../db/schema.js';
+import type { JobQueue } from './queue.js';
+import { PermanentJobError, type JobHandler } from './types.js';
+
+/** Succeeded jobs are kept this long for the admin view, then pruned; failed ones stay. */
+const KEEP_SUCCEEDED_SECONDS = 7 * 24 * 3600;
+const PRUNE_EVERY_MS = 3600_000;
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+/**
+ * Runs queued jobs in this process, up to `concurrency` at once. It starts with the app and
+ * stops on app.close() (after the jobs it is running finish). An idle worker polls every
+ * `pollIntervalMs`, and is woken at once by jobs queued in this process. `drain()` runs every
+ * job that is due until none is left: tests await it instead of sleeping.
+ */
+export class JobWorker {
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly handlers = new Map<string, JobHandler<never>>();
+  private readonly active = new Set<Promise<void>>();
+  private claiming: Promise<number> | undefined;
+  private running = false;
+  private loopDone: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private woken = false;
+  private unsubscribe: (() => void) | undefined;
+  private lastPrune = 0;
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly config: JobsConfig,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  register<P>(handler: JobHandler<P>): this {
+    this.handlers.set(handler.kind.name, handler as unknown as JobHandler<never>);
+    return this;
+  }
+
+  /** Starts the background loop; a process configured with concurrency 0 runs no jobs. */
+  start(): void {
+    if (this.running || this.config.concurrency === 0) return;
+    this.running = true;
+    this.unsubscribe = this.queue.onNotify(() => this.poke());
+    this.loopDone = this.loop();
+  }
+
+  /** Stops claiming, then waits for the jobs in flight. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.poke();
+    await this.loopDone;
+    await this.settleClaim();
+    await Promise.all(this.active);
+  }
+
+  /** Runs every job that is due now, including those the background loop already took, until none is left. */
+  async drain(): Promise<void> {
+    const slots = Math.max(1, this.config.concurrency);
+    for (;;) {
+      const started = await this.fill(slots);
+      if (started > 0) continue;
+      if (this.active.size === 0) return;
+      await Promise.race(this.active);
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let started = 0;
+      try {
+        started = await this.fill(this.config.concurrency);
+        await this.pruneNowAndThen();
+      } catch (err) {
+        this.log.warn({ err }, 'job worker: claiming failed');
+      }
+      if (!this.running) break;
+      if (started === 0 || this.active.size >= this.config.concurrency) await this.sleep(this.config.pollIntervalMs);
+    }
+  }
+
+  /** Claims as many due jobs as there are free slots and starts them. One claim at a time per process. */
+  private async fill(slots: number): Promise<number> {
+    await this.settleClaim();
+    const free = slots - this.active.size;
+    if (free <= 0) return 0;
+    const claiming = this.queue.claim(this.id, free).then((jobs) => {
+      for (const job of jobs) this.launch(job);
+      return jobs.length;
+    });
+    this.claiming = claiming;
+    try {
+      return await claiming;
+    } finally {
+      if (this.claiming === claiming) this.claiming = undefined;
+    }
+  }
+
+  private async settleClaim(): Promise<void> {
+    while (this.claiming) await this.claiming.catch(() => 0);
+  }
+
+  private launch(job: JobRow): void {
+    const run: Promise<void> = this.execute(job).finally(() => {
+      this.active.delete(run);
+      this.poke();
+    });
+    this.active.add(run);
+  }
+
+  /** Runs one job and records its outcome; never rejects. */
+  private async execute(job: JobRow): Promise<void> {
+    const handler = this.handlers.get(job.kind);
+    // A long job keeps its lease; a dead worker stops renewing it, and another worker takes the job.
+    const heartbeat = setInterval(() => {
+      this.queue.heartbeat(job, this.id).catch((err: unknown) => this.log.warn({ err, job: job.id }, 'job worker: heartbeat failed'));
+    }, (this.config.leaseSeconds * 1000) / 3);
+    heartbeat.unref();
+    let payload: unknown;
+    try {
+      if (!handler) throw new PermanentJobError(`No handler for job kind "${job.kind}"`);
+      payload = JSON.parse(job.payload);
+      await handler.run(payload as never);
+      clearInterval(heartbeat);
+      await this.queue.succeed(job, this.id);
+    } catch (err) {
+      clearInterval(heartbeat);
+      await this.recordFailure(job, handler, payload, err);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async recordFailure(job: JobRow, handler: JobHandler<never> | undefined, payload: unknown, err: unknown): Promise<void> {
+    const message = describe(err);
+    try {
+      const outcome = await this.queue.fail(job, this.id, message, err instanceof PermanentJobError);
+      this.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, outcome, error: message }, 'job failed');
+      if (outcome === 'failed' && handler?.onGaveUp && payload !== undefined) await handler.onGaveUp(payload as never, message);
+    } catch (recordErr) {
+      this.log.error({ err: recordErr, job: job.id }, 'job worker: recording a failure failed');
+    }
+  }
+
+  private async pruneNowAndThen(): Promise<void> {
+    if (Date.now() - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = Date.now();
+    await this.queue.prune(KEEP_SUCCEEDED_SECONDS);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.poke(), ms);
+      timer.unref();
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private poke(): void {
+    if (this.wake) this.wake();
+    else this.woken = true;
+  }
+}

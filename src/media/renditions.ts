@@ -1,0 +1,51 @@
+import sharp, { type OutputInfo } from 'sharp';
+
+/** issue #5: a 256 px thumbnail and a 1440 px preview (longest edge; smaller images are not enlarged). */
+export const THUMBNAIL_SIZE = 256;
+export const PREVIEW_SIZE = 1440;
+export const RENDITION_MIME = 'image/webp';
+
+export type RenditionKind = 'thumbnail' | 'preview';
+
+export interface RenderedImage {
+  kind: RenditionKind;
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+/** The input cannot be decoded (unsupported or broken): retrying will not help, the version gets no preview. */
+export class UnreadableMedia extends Error {
+  override name = 'UnreadableMedia';
+}
+
+const inside = (size: number) => ({ width: size, height: size, fit: 'inside' as const, withoutEnlargement: true });
+
+/**
+ * Preview and thumbnail of an image file, as WebP, with the EXIF orientation applied (the
+ * pixels are turned as a viewer shows them; the output carries no metadata, so no GPS position
+ * leaks through a public URL). The original is decoded once, with JPEG shrink-on-load, to the
+ * preview's size; the thumbnail is made from those pixels rather than from a second decode.
+ */
+export async function renderImage(input: string | Buffer): Promise<RenderedImage[]> {
+  let decoded: { data: Buffer; info: OutputInfo };
+  try {
+    decoded = await sharp(input, { failOn: 'error' })
+      .autoOrient()
+      .resize(inside(PREVIEW_SIZE))
+      .raw({ depth: 'uchar' })
+      .toBuffer({ resolveWithObject: true });
+  } catch (err) {
+    throw new UnreadableMedia(`The image could not be decoded: ${(err as Error).message}`);
+  }
+  const { width, height, channels } = decoded.info;
+  const pixels = () => sharp(decoded.data, { raw: { width, height, channels } });
+  const [preview, thumbnail] = await Promise.all([
+    pixels().webp({ quality: 80, effort: 2 }).toBuffer({ resolveWithObject: true }),
+    pixels().resize(inside(THUMBNAIL_SIZE)).webp({ quality: 75, effort: 2 }).toBuffer({ resolveWithObject: true }),
+  ]);
+  return [
+    { kind: 'thumbnail', data: thumbnail.data, width: thumbnail.info.width, height: thumbnail.info.height },
+    { kind: 'preview', data: preview.data, width: preview.info.width, height: preview.info.height },
+  ];
+}

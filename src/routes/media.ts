@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { notFound } from '../errors.js';
+import { ErrorBody } from '../http/schemas.js';
+import { iconSvg, isFileType } from '../media/icons.js';
+import type { MediaService } from '../services/media-service.js';
+
+/**
+ * Public media routes (no bearer token): the signed URLs of version files and renditions
+ * (thumbnail_url, file_url, preview url) and the generic file-type icons.
+ */
+export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = async (app, { media }) => {
+  const tags = ['versions'];
+
+  app.get(
+    '/media/versions/:id/:kind',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        summary: 'A version\'s file, thumbnail or preview, by signed URL',
+        description:
+          'The URLs come from version objects and the preview endpoint; the signature covers the path and the expiry. ' +
+          'A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206.',
+        params: Type.Object({
+          id: Type.Integer({ minimum: 1 }),
+          kind: Type.Union([Type.Literal('file'), Type.Literal('thumbnail'), Type.Literal('preview')]),
+        }),
+        querystring: Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) }),
+        response: { 200: Type.Any(), 206: Type.Any(), 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 502: ErrorBody },
+      },
+    },
+    async (req, reply) => {
+      const result = await media.serve(
+        { versionId: req.params.id, kind: req.params.kind, expires: req.query.expires, signature: req.query.signature },
+        req.headers.range,
+      );
+      return reply.status(result.status).headers(result.headers).send(result.stream);
+    },
+  );
+
+  app.get(
+    '/media/icons/:file',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        summary: 'Generic icon of a file type (thumbnail of versions without a preview)',
+        params: Type.Object({ file: Type.String({ pattern: '^[a-z]+\\.svg$' }) }),
+        response: { 200: Type.String(), 404: ErrorBody },
+      },
+    },
+    async (req, reply) => {
+      const type = req.params.file.slice(0, -'.svg'.length);
+      if (!isFileType(type)) throw notFound('Icon');
+      return reply
+        .header('content-type', 'image/svg+xml')
+        .header('cache-control', 'public, max-age=86400')
+        .header('x-content-type-options', 'nosniff')
+        .send(iconSvg(type));
+    },
+  );
+};

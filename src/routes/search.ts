@@ -1,0 +1,74 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Envelope, ErrorBody, ok } from '../http/schemas.js';
+import type { CollectionName } from '../search/collections.js';
+import { HelperBody, SearchBody, SearchResponse, SearchResult, SuggestionsQuery } from '../search/schemas.js';
+import type { SearchService } from '../services/search-service.js';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+const tags = ['search'];
+
+const ISOLATION =
+  'Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them ' +
+  '(not a member, or no such workspace: 404). Only assets whose upload completed are searchable. ' +
+  'Every member sees every document: visibility is a filterable field, not an access rule.';
+
+const HELPERS: { path: string; collection: CollectionName; what: string }[] = [
+  { path: '/search-engine/search-assets', collection: 'digital_assets', what: 'assets' },
+  { path: '/search-engine/search-folders', collection: 'digital_assets_categories', what: 'folders' },
+  { path: '/search-engine/search-collages', collection: 'dam_collections', what: 'curated collections' },
+];
+
+/** seed 4.1, 4.2: search and its helper endpoints. */
+export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> = async (app, { search }) => {
+  app.post(
+    '/search-engine/search',
+    {
+      schema: {
+        tags,
+        summary: 'Search assets, folders and collections in one request (seed 4.1)',
+        description:
+          'Answers one result per requested collection, in request order, each filtered by its own filterQuery entry. ' +
+          'A body with only `request` is valid (q defaults to *, collections to all three). ' +
+          'per_page defaults to 10 (at most 250), page to 1; a page past the end has no hits and the true found. ' +
+          ISOLATION,
+        body: SearchBody,
+        response: { 200: SearchResponse, ...errors },
+      },
+    },
+    async (req) => search.search(req.caller, req.body),
+  );
+
+  for (const { path, collection, what } of HELPERS) {
+    app.post(
+      path,
+      {
+        schema: {
+          tags,
+          summary: `Search ${what} (seed 4.2)`,
+          description: `The ${collection} result of /search-engine/search, in the {success, data} envelope; filter_by is its filter. ${ISOLATION}`,
+          body: HelperBody,
+          response: { 200: Envelope(SearchResult), ...errors },
+        },
+      },
+      async (req) => ok(await search.searchOne(req.caller, collection, req.body)),
+    );
+  }
+
+  app.get(
+    '/search-engine/suggestions',
+    {
+      schema: {
+        tags,
+        summary: 'Completions of a prefix from tags and names (seed 4.2)',
+        description:
+          'Up to 10 strings: tags that start with q, then display names of assets, folders and collections that start with q, ' +
+          'each in byte order, without duplicates that differ only in ASCII case. ' +
+          ISOLATION,
+        querystring: SuggestionsQuery,
+        response: { 200: Envelope(Type.Array(Type.String())), ...errors },
+      },
+    },
+    async (req) => ok(await search.suggest(req.caller, req.query.q, req.query.workspaceId)),
+  );
+};

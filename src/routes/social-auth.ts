@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppConfig } from '../config.js';
+import { appError } from '../errors.js';
+import { Envelope, ErrorBody, ok } from '../http/schemas.js';
+import type { SocialAuthService } from '../services/social-auth-service.js';
+import { UserSchema, WorkspaceItem } from './workspace-schemas.js';
+
+const Provider = Type.Union([Type.Literal('google')], { description: 'The identity provider; one is supported (seed 2.4)' });
+const AuthResult = Type.Object({ user: UserSchema, token: Type.String(), workspaces: Type.Array(WorkspaceItem) });
+const SocialConfig = Type.Object({
+  provider: Provider,
+  client_id: Type.Union([Type.String(), Type.Null()], { description: 'null: social login is not configured' }),
+  authorize_url: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The provider's sign-in URL (OAuth 2.0 implicit flow) with client_id, redirect_uri ({DAM_PUBLIC_URL}/social-login), " +
+      'response_type=token and scope; the client appends its own `state`. null: not configured.',
+  }),
+  registration_open: Type.Boolean({ description: 'New accounts may be created (register, or a first social sign-in)' }),
+});
+
+/** seed 4.4: the social-login callback, and what a client needs to start the provider's sign-in. */
+export const socialAuthRoutes: FastifyPluginAsyncTypebox<{ social: SocialAuthService; config: AppConfig }> = async (
+  app,
+  { social, config },
+) => {
+  const tags = ['auth'];
+
+  app.get(
+    '/auth/social/config',
+    {
+      config: { public: true },
+      schema: { tags, summary: 'How to start social sign-in, and whether registration is open', response: { 200: Envelope(SocialConfig) } },
+    },
+    async () => ok(await social.config()),
+  );
+
+  app.post(
+    '/auth/social/callback',
+    {
+      config: { public: true },
+      preHandler: app.rateLimit({
+        max: config.loginRateLimit,
+        timeWindow: config.loginRateWindowMs,
+        keyGenerator: (req) => `social:${req.ip}`,
+        errorResponseBuilder: () => appError('RATE_LIMITED', 'Too many sign-in attempts, try again later'),
+      }),
+      schema: {
+        tags,
+        summary: "Exchange an identity provider's access token for a session (seed 4.4)",
+        description:
+          'The token is checked with the provider (Google tokeninfo: unexpired, issued to DAM_SOCIAL_GOOGLE_CLIENT_ID; then ' +
+          'userinfo). The user is found by the provider account; else a verified e-mail of an existing account links to it; ' +
+          'else a user is created with a personal workspace (only while registration is open, as for /auth/register). ' +
+          'A provider token is accepted once (seed 5.4): again, 401. Invalid, expired or wrong-audience token: 401 ' +
+          'SOCIAL_TOKEN_INVALID. Unverified e-mail: 403. Provider unreachable: 502 PROVIDER_ERROR.',
+        body: Type.Object({ access_token: Type.String({ minLength: 1, maxLength: 4096 }), provider: Provider }),
+        response: { 200: AuthResult, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody, 502: ErrorBody },
+      },
+    },
+    (request) => social.callback(request.body),
+  );
+};

@@ -1,0 +1,57 @@
+import { Type, type Static } from 'typebox';
+import { Metadata } from './catalog-schemas.js';
+
+/**
+ * seed 2.5: the version object, field for field, plus `preview_status` (issue #5: a version
+ * says when its preview is unavailable). URLs are absolute and signed: they work in an <img>
+ * or <video> tag without a bearer token until they expire (DAM_MEDIA_URL_TTL).
+ */
+export const VersionSchema = Type.Object({
+  id: Type.Integer({ description: 'Version identifier' }),
+  version: Type.String({ pattern: '^v[1-9][0-9]*$', description: 'Label v1, v2, ... assigned in upload order, never reused (seed 9)' }),
+  asset_id: Type.Integer(),
+  file_name: Type.String({ description: 'Original file name' }),
+  display_file_name: Type.String(),
+  file_size: Type.Integer({ description: 'Bytes' }),
+  mime_type: Type.String(),
+  created_at: Type.String({ description: 'ISO 8601 UTC timestamp, e.g. 2025-01-31T12:00:00.000Z (seed 2.5 leaves the format open)' }),
+  created_by: Type.String({ description: "Uploader's (or restorer's) name, or e-mail when the name is empty" }),
+  thumbnail_url: Type.String({
+    description: 'Signed URL of the 256 px WebP thumbnail; until one exists (or when none can be made) a generic icon of the file type',
+  }),
+  file_url: Type.String({ description: "Signed URL of the version's file, served inline for images, video and audio" }),
+  is_current: Type.Boolean({ description: 'Exactly one version of an asset is current (seed 3)' }),
+  metadata: Metadata,
+  preview_status: Type.Union([Type.Literal('pending'), Type.Literal('ready'), Type.Literal('unavailable'), Type.Literal('failed')], {
+    description:
+      'pending: being made; ready: thumbnail and preview exist; unavailable: none can be made (file type, ffmpeg missing, unreadable file); failed: the job gave up',
+  }),
+});
+export type VersionView = Static<typeof VersionSchema>;
+
+export const PreviewSchema = Type.Object({
+  url: Type.String({ description: 'Signed, short-lived URL of the 1440 px WebP preview' }),
+  mime_type: Type.String(),
+  width: Type.Integer(),
+  height: Type.Integer(),
+});
+export type PreviewView = Static<typeof PreviewSchema>;
+
+export const JobStatus = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed')]);
+
+export const JobSchema = Type.Object({
+  id: Type.Integer(),
+  kind: Type.String(),
+  payload: Type.Unknown(),
+  status: JobStatus,
+  attempts: Type.Integer({ description: 'Runs so far' }),
+  max_attempts: Type.Integer(),
+  run_at: Type.Integer({ description: 'Unix seconds; a queued job is not run before' }),
+  locked_by: Type.Union([Type.String(), Type.Null()], { description: 'Worker running it (host:pid:id)' }),
+  locked_until: Type.Union([Type.Integer(), Type.Null()], { description: 'Lease end, Unix seconds' }),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.Integer(),
+  updated_at: Type.Integer(),
+  finished_at: Type.Union([Type.Integer(), Type.Null()]),
+});
+export type JobView = Static<typeof JobSchema>;

@@ -1,0 +1,127 @@
+import { sql, type Kysely } from 'kysely';
+import { docIdSql, INDEX_SOURCES, SHARED_INDEXES, type IndexSource } from './sources.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDB = Kysely<any>;
+
+/**
+ * The search index on PostgreSQL: the same plain tables as on SQLite, with
+ * the words of each document in a tsvector (GIN) instead of an FTS5 table,
+ * maintained by plpgsql triggers in the catalog write's transaction.
+ *
+ * Words are cut by the same rule as SQLite's unicode61 tokenizer (runs of
+ * letters and digits, lower-cased) and stored verbatim with array_to_tsvector,
+ * so PostgreSQL's own parser (which keeps `img_2041.jpg` as one "file" token)
+ * never decides what a word is. Sorted text columns use COLLATE "C" so
+ * suggestions order like SQLite's BINARY collation.
+ */
+
+const ASCII_FOLD = "translate($1, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')";
+
+const FUNCTIONS = [
+  // SQLite's lower() folds ASCII only; names and tags are folded the same way here for equal suggestions and tag filters.
+  `CREATE FUNCTION search_fold(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT ${ASCII_FOLD} $$`,
+  `CREATE FUNCTION search_split_text(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+     SELECT $1 || ' ' || regexp_replace(lower($1), '[a-z]', ' ', 'g') || ' ' || regexp_replace($1, '[0-9]', ' ', 'g') $$`,
+  // tsvector lexemes are limited to 2046 bytes; longer "words" are not indexed.
+  `CREATE FUNCTION search_words(text) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+     SELECT coalesce(array_agg(w ORDER BY n), '{}')
+     FROM unnest(regexp_split_to_array(lower($1), '[^[:alnum:]]+')) WITH ORDINALITY AS u(w, n)
+     WHERE w <> '' AND octet_length(w) < 2047 $$`,
+  // The string members of a JSON array; anything else (bad JSON included) is no tags, never a failed catalog write.
+  `CREATE FUNCTION search_tag_list(text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+   DECLARE j jsonb;
+   BEGIN
+     j := $1::jsonb;
+     IF jsonb_typeof(j) <> 'array' THEN RETURN '{}'; END IF;
+     RETURN coalesce((SELECT array_agg(e #>> '{}' ORDER BY n) FROM jsonb_array_elements(j) WITH ORDINALITY AS x(e, n)
+                      WHERE jsonb_typeof(e) = 'string'), '{}');
+   EXCEPTION WHEN others THEN RETURN '{}';
+   END $$`,
+];
+
+const TABLES = [
+  `CREATE TABLE search_documents (
+     doc_id bigint PRIMARY KEY, kind smallint NOT NULL, ref_id integer NOT NULL, workspace_id integer NOT NULL,
+     folder_id integer, file_type text COLLATE "C" NOT NULL, orientation text COLLATE "C", visibility integer NOT NULL,
+     created_at bigint NOT NULL, modified_at bigint NOT NULL,
+     -- ' word word ... ': the name's words, for the relevance tiers (SQLite asks its FTS5 name column instead).
+     name_norm text NOT NULL,
+     search_vector tsvector NOT NULL)`,
+  `CREATE TABLE search_names (
+     doc_id bigint PRIMARY KEY, workspace_id integer NOT NULL, name text COLLATE "C" NOT NULL, name_folded text COLLATE "C" NOT NULL)`,
+  `CREATE TABLE search_tags (
+     doc_id bigint NOT NULL, workspace_id integer NOT NULL, tag text COLLATE "C" NOT NULL, tag_folded text COLLATE "C" NOT NULL,
+     PRIMARY KEY (doc_id, tag))`,
+  'CREATE INDEX search_documents_words ON search_documents USING gin (search_vector)',
+];
+
+function where(s: IndexSource, only: boolean): string {
+  const parts = [s.readyCondition, only && 'r.id = NEW.id'].filter((p): p is string => Boolean(p));
+  return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
+}
+
+function indexStatements(s: IndexSource, only: boolean): string[] {
+  const doc = docIdSql('r', s.kind, '::bigint');
+  const from = `FROM ${s.table} r`;
+  const w = where(s, only);
+  const text = [
+    `search_split_text(r.${s.name})`,
+    ...s.splitColumns.map((c) => `search_split_text(r.${c})`),
+    ...s.plainColumns.map((c) => `r.${c}`),
+    "array_to_string(search_tag_list(r.tags), ' ')",
+  ].join(" || ' ' || ");
+  return [
+    `INSERT INTO search_documents (doc_id, kind, ref_id, workspace_id, folder_id, file_type, orientation, visibility, created_at, modified_at, name_norm, search_vector)
+     SELECT ${doc}, ${s.kind}, r.id, r.workspace_id, ${s.folderColumn ? `r.${s.folderColumn}` : 'NULL'},
+            ${s.fileTypeLiteral ?? 'r.file_type'}, ${s.hasOrientation ? 'r.orientation' : 'NULL'}, r.visibility, r.created_at, r.modified_at,
+            ' ' || array_to_string(search_words(search_split_text(r.${s.name})), ' ') || ' ',
+            array_to_tsvector(search_words(${text}))
+     ${from} ${w}`,
+    `INSERT INTO search_names (doc_id, workspace_id, name, name_folded) SELECT ${doc}, r.workspace_id, r.${s.name}, search_fold(r.${s.name}) ${from} ${w}`,
+    `INSERT INTO search_tags (doc_id, workspace_id, tag, tag_folded)
+     SELECT DISTINCT ${doc}, r.workspace_id, t.tag, search_fold(t.tag) FROM ${s.table} r, unnest(search_tag_list(r.tags)) AS t(tag) ${w}
+     ON CONFLICT DO NOTHING`,
+  ];
+}
+
+function trigger(s: IndexSource): string[] {
+  const fn = `search_index_${s.table}`;
+  const doc = docIdSql('OLD', s.kind, '::bigint');
+  const unindex = ['search_documents', 'search_names', 'search_tags'].map((t) => `DELETE FROM ${t} WHERE doc_id = ${doc};`);
+  return [
+    `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN
+       IF TG_OP <> 'INSERT' THEN ${unindex.join(' ')} END IF;
+       IF TG_OP <> 'DELETE' THEN ${indexStatements(s, true).join('; ')}; END IF;
+       RETURN NULL;
+     END $$`,
+    `CREATE TRIGGER ${fn} AFTER INSERT OR DELETE OR UPDATE OF ${s.watched.join(', ')} ON ${s.table} FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+  ];
+}
+
+/**
+ * pg_trgm (in schema public, so every schema sees it) lets `tags:<text>` (contains) use an index.
+ * Creating it needs a superuser or, since PostgreSQL 13 (pg_trgm is a trusted extension),
+ * the CREATE privilege on the database. Without it the index is skipped and contains-filters scan.
+ */
+async function tryTrigramIndex(db: AnyDB): Promise<void> {
+  await sql`SAVEPOINT search_trgm`.execute(db);
+  try {
+    // Serialises concurrent migrations (parallel test schemas) on the one database-wide extension.
+    await sql`SELECT pg_advisory_xact_lock(hashtext('dam_search_pg_trgm'))`.execute(db);
+    await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public`.execute(db);
+    await sql`CREATE INDEX search_tags_trgm ON search_tags USING gin (tag_folded public.gin_trgm_ops)`.execute(db);
+    await sql`RELEASE SAVEPOINT search_trgm`.execute(db);
+  } catch {
+    await sql`ROLLBACK TO SAVEPOINT search_trgm`.execute(db);
+  }
+}
+
+export async function createPostgresSearchSchema(db: AnyDB): Promise<void> {
+  // The migrator runs inside a transaction; a direct call (tests) gets its own, for the savepoint.
+  if (!db.isTransaction) return db.transaction().execute((trx) => createPostgresSearchSchema(trx));
+  const statements = [...FUNCTIONS, ...TABLES, ...SHARED_INDEXES, ...INDEX_SOURCES.flatMap((s) => indexStatements(s, false)), ...INDEX_SOURCES.flatMap(trigger)];
+  for (const statement of statements) await sql.raw(statement).execute(db);
+  await tryTrigramIndex(db);
+}

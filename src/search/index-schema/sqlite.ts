@@ -1,0 +1,95 @@
+import { sql, type Kysely } from 'kysely';
+import { SCOPE_MARK } from '../dialects/scope.js';
+import { docIdSql, INDEX_SOURCES, SHARED_INDEXES, type IndexSource } from './sources.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDB = Kysely<any>;
+
+/**
+ * The search index on SQLite: plain tables for filtering, sorting and
+ * suggestions, and an FTS5 table (unicode61 words, prefix indexes) for the
+ * text, all in the same database file and kept in step with the catalog by
+ * triggers, i.e. in the same transaction as the catalog write (issue #4).
+ */
+
+const TABLES = [
+  `CREATE TABLE search_documents (
+     doc_id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, ref_id INTEGER NOT NULL, workspace_id INTEGER NOT NULL,
+     folder_id INTEGER, file_type TEXT NOT NULL, orientation TEXT, visibility INTEGER NOT NULL,
+     created_at INTEGER NOT NULL, modified_at INTEGER NOT NULL)`,
+  // Names live apart from search_documents so that the rows every text match visits stay narrow.
+  `CREATE TABLE search_names (
+     doc_id INTEGER PRIMARY KEY, workspace_id INTEGER NOT NULL, name TEXT NOT NULL, name_folded TEXT NOT NULL)`,
+  `CREATE TABLE search_tags (
+     doc_id INTEGER NOT NULL, workspace_id INTEGER NOT NULL, tag TEXT NOT NULL, tag_folded TEXT NOT NULL,
+     PRIMARY KEY (doc_id, tag)) WITHOUT ROWID`,
+  // Contentless: the text is in the catalog already; only the index is kept. remove_diacritics 0
+  // because PostgreSQL (no unaccent) does not remove them either. `scope` holds one token
+  // (workspace and kind, dialects/scope.ts), so a large count can stay inside FTS5.
+  `CREATE VIRTUAL TABLE search_fts USING fts5(name, extra, scope,
+     tokenize = 'unicode61 remove_diacritics 0', prefix = '1 2 3', content = '', contentless_delete = 1)`,
+];
+
+/** scopeToken() in SQL: U+E000 (private use: a word character that no query word contains), 'w', workspace, 'k', kind. */
+const scopeSql = (kind: number): string => `char(${SCOPE_MARK.codePointAt(0)}) || 'w' || r.workspace_id || 'k${kind}'`;
+
+const nested = (expr: string, chars: string): string =>
+  [...chars].reduce((acc, c) => `replace(${acc}, '${c}', ' ')`, expr);
+
+/** The text, then its digit runs (ASCII letters blanked) and its letter runs (digits blanked). */
+function splitText(expr: string): string {
+  return `${expr} || ' ' || ${nested(`lower(${expr})`, 'abcdefghijklmnopqrstuvwxyz')} || ' ' || ${nested(expr, '0123456789')}`;
+}
+
+/** The tags column when it is a JSON array, else NULL (json_each of NULL has no rows; bad JSON never fails a catalog write). */
+const tagsJson = "CASE WHEN json_valid(r.tags) THEN CASE WHEN json_type(r.tags) = 'array' THEN r.tags END END";
+
+function where(s: IndexSource, only: string | null): string {
+  const parts = [s.readyCondition, only && `r.id = ${only}.id`].filter((p): p is string => Boolean(p));
+  return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
+}
+
+/** INSERT ... SELECT statements that index the rows of `s` (one row when `only` names NEW). */
+function indexStatements(s: IndexSource, only: string | null): string[] {
+  const doc = docIdSql('r', s.kind);
+  const from = `FROM ${s.table} r`;
+  const w = where(s, only);
+  const tagWords = `coalesce((SELECT group_concat(j.value, ' ') FROM json_each(${tagsJson}) j WHERE j.type = 'text'), '')`;
+  const extra = [...s.splitColumns.map((c) => splitText(`r.${c}`)), ...s.plainColumns.map((c) => `r.${c}`), tagWords].join(" || ' ' || ");
+  return [
+    `INSERT INTO search_documents (doc_id, kind, ref_id, workspace_id, folder_id, file_type, orientation, visibility, created_at, modified_at)
+     SELECT ${doc}, ${s.kind}, r.id, r.workspace_id, ${s.folderColumn ? `r.${s.folderColumn}` : 'NULL'},
+            ${s.fileTypeLiteral ?? 'r.file_type'}, ${s.hasOrientation ? 'r.orientation' : 'NULL'}, r.visibility, r.created_at, r.modified_at
+     ${from} ${w}`,
+    `INSERT INTO search_names (doc_id, workspace_id, name, name_folded) SELECT ${doc}, r.workspace_id, r.${s.name}, lower(r.${s.name}) ${from} ${w}`,
+    `INSERT INTO search_fts (rowid, name, extra, scope) SELECT ${doc}, ${splitText(`r.${s.name}`)}, ${extra}, ${scopeSql(s.kind)} ${from} ${w}`,
+    `INSERT OR IGNORE INTO search_tags (doc_id, workspace_id, tag, tag_folded)
+     SELECT ${doc}, r.workspace_id, j.value, lower(j.value) FROM ${s.table} r, json_each(${tagsJson}) j
+     ${w ? `${w} AND` : 'WHERE'} j.type = 'text'`,
+  ];
+}
+
+function unindexStatements(s: IndexSource): string[] {
+  const doc = docIdSql('OLD', s.kind);
+  return ['search_documents', 'search_names', 'search_tags'].map((t) => `DELETE FROM ${t} WHERE doc_id = ${doc}`).concat(`DELETE FROM search_fts WHERE rowid = ${doc}`);
+}
+
+function triggers(s: IndexSource): string[] {
+  const body = (stmts: string[]) => `BEGIN\n${stmts.map((x) => `  ${x};`).join('\n')}\nEND`;
+  return [
+    `CREATE TRIGGER search_${s.table}_insert AFTER INSERT ON ${s.table} ${body(indexStatements(s, 'NEW'))}`,
+    `CREATE TRIGGER search_${s.table}_update AFTER UPDATE OF ${s.watched.join(', ')} ON ${s.table} ${body([...unindexStatements(s), ...indexStatements(s, 'NEW')])}`,
+    `CREATE TRIGGER search_${s.table}_delete AFTER DELETE ON ${s.table} ${body(unindexStatements(s))}`,
+  ];
+}
+
+export async function createSqliteSearchSchema(db: AnyDB): Promise<void> {
+  const statements = [
+    ...TABLES,
+    ...SHARED_INDEXES,
+    // Backfill what the catalog already holds, then keep it in step.
+    ...INDEX_SOURCES.flatMap((s) => indexStatements(s, null)),
+    ...INDEX_SOURCES.flatMap(triggers),
+  ];
+  for (const statement of statements) await sql.raw(statement).execute(db);
+}

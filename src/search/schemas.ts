@@ -1,0 +1,133 @@
+import { Type, type Static } from 'typebox';
+import { FIELD_NAMES } from './filter/index.js';
+
+/**
+ * TypeBox schemas of the search endpoints (seed 2.1, 2.2, 4.1, 4.2): they
+ * validate the requests, type the service and feed the OpenAPI document.
+ */
+
+const strict = { additionalProperties: false } as const;
+
+export const CollectionName = Type.Union(
+  [Type.Literal('digital_assets'), Type.Literal('digital_assets_categories'), Type.Literal('dam_collections')],
+  { description: 'digital_assets: assets; digital_assets_categories: folders; dam_collections: curated collections' },
+);
+
+export const SortBy = Type.Union(
+  [Type.Literal('modified_at:desc'), Type.Literal('modified_at:asc'), Type.Literal('created_at:desc'), Type.Literal('created_at:asc')],
+  { description: 'Omitted: by relevance when q has words (name starts with q, then every word in the name, then the rest), then newest first. Given: by that date, ties by id in the same direction.' },
+);
+
+const Q = Type.String({
+  // 256 characters keep every word under PostgreSQL's 2046-byte lexeme limit.
+  maxLength: 256,
+  description:
+    '* (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, ' +
+    'file name, description or tags, the last word as a prefix. Words are runs of letters and digits; file names are also ' +
+    'cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive; no typo tolerance.',
+});
+
+const Filter = Type.String({
+  maxLength: 4096,
+  description:
+    `Filter expression (seed 4.1, Typesense filter_by). Fields: ${FIELD_NAMES.join(', ')}. Operators := :!= :> :>= :< :<= and : (contains; ` +
+    'equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, ' +
+    '&& and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. ' +
+    'Text compares case-insensitively (ASCII letters). A malformed expression is 400 with its position.',
+});
+
+const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number; past the end: no hits, found still counts' });
+const PerPage = Type.Integer({ minimum: 1, maximum: 250, default: 10 });
+const WorkspaceIdFilter = Type.String({
+  pattern: '^[1-9][0-9]{0,15}$',
+  description: 'One workspace id (as a string). Omitted: every workspace of the caller. A workspace the caller is not a member of is 404.',
+});
+
+export const SearchBody = Type.Object(
+  {
+    request: Type.Object(
+      {
+        q: Type.Optional(Q),
+        collections: Type.Optional(
+          Type.Array(CollectionName, { minItems: 1, maxItems: 3, uniqueItems: true, description: 'Omitted: all three, in this order' }),
+        ),
+        sort_by: Type.Optional(SortBy),
+      },
+      strict,
+    ),
+    filterQuery: Type.Optional(
+      Type.Object(
+        { digital_assets: Type.Optional(Filter), digital_assets_categories: Type.Optional(Filter), dam_collections: Type.Optional(Filter) },
+        { ...strict, description: 'A filter per collection; each collection is filtered by its own entry only' },
+      ),
+    ),
+    commonSearchParams: Type.Optional(
+      Type.Object(
+        {
+          query_by: Type.Optional(Type.Literal('search_name', { description: 'The only searchable field: display name, file name, description and tags' })),
+          per_page: Type.Optional(PerPage),
+          page: Type.Optional(Page),
+        },
+        strict,
+      ),
+    ),
+    workspace_id_filter: Type.Optional(WorkspaceIdFilter),
+  },
+  strict,
+);
+export type SearchBody = Static<typeof SearchBody>;
+
+export const HelperBody = Type.Object(
+  {
+    q: Type.Optional(Q),
+    filter_by: Type.Optional(Filter),
+    sort_by: Type.Optional(SortBy),
+    page: Type.Optional(Page),
+    per_page: Type.Optional(PerPage),
+    workspace_id_filter: Type.Optional(WorkspaceIdFilter),
+  },
+  strict,
+);
+export type HelperBody = Static<typeof HelperBody>;
+
+export const SuggestionsQuery = Type.Object(
+  {
+    q: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000]*$', description: 'Prefix, case-insensitive for ASCII letters' }),
+    workspaceId: Type.Optional(Type.Integer({ minimum: 1, description: 'Omitted: every workspace of the caller; not a member: 404' })),
+  },
+  strict,
+);
+
+const Nullable = <T extends ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const SearchDocument = Type.Object({
+  id: Type.String({ description: 'Id of the asset, folder or collection' }),
+  workspace_id: Type.Integer(),
+  display_file_name: Type.String({ description: "Display name; a folder's or collection's name" }),
+  file_type: Type.String({ description: 'image, video, audio, document, archive, other; folder; collection' }),
+  modified_at: Type.Integer({ description: 'Unix seconds' }),
+  created_at: Type.Integer({ description: 'Unix seconds' }),
+  tags: Type.Array(Type.String()),
+  visibility: Type.Integer({ description: '0 = public, any other value = private' }),
+  orientation: Nullable(Type.String({ description: 'landscape, portrait, square; null when unknown or not an asset' })),
+  folder_id: Nullable(Type.Integer({ description: "The asset's folder or the folder's parent; null at the top level" })),
+  file_name: Type.Optional(Type.String({ description: 'Assets only' })),
+  mime_type: Type.Optional(Type.String({ description: 'Assets only' })),
+  file_size: Type.Optional(Type.Integer({ description: 'Assets only, bytes' })),
+  width: Type.Optional(Nullable(Type.Integer({ description: 'Assets only, pixels' }))),
+  height: Type.Optional(Nullable(Type.Integer({ description: 'Assets only, pixels' }))),
+  description: Type.Optional(Type.String({ description: 'Collections only' })),
+});
+export type SearchDocument = Static<typeof SearchDocument>;
+
+export const SearchResult = Type.Object({
+  collection: CollectionName,
+  hits: Type.Array(Type.Object({ document: SearchDocument })),
+  found: Type.Integer({ description: 'Matches over all pages' }),
+  page: Type.Integer(),
+  request_params: Type.Object({ q: Type.String(), collection: CollectionName, per_page: Type.Integer() }),
+});
+export type SearchResult = Static<typeof SearchResult>;
+
+export const SearchResponse = Type.Object({ results: Type.Array(SearchResult, { description: 'One per requested collection, in request order' }) });
+export type SearchResponse = Static<typeof SearchResponse>;

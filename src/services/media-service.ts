@@ -1,0 +1,51 @@
+import type { AppContext } from '../context.js';
+import { appError, notFound } from '../errors.js';
+import type { MediaKind, MediaLinks } from '../media/links.js';
+import * as versions from '../repositories/versions.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
+
+/** Types a browser may render from our origin: raster images, audio, video. SVG and HTML could run script. */
+function rendersInline(mimeType: string): boolean {
+  const type = mimeType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'image/svg+xml') return false;
+  return type.startsWith('image/') || type.startsWith('video/') || type.startsWith('audio/');
+}
+
+/**
+ * Serves the signed media URLs of versions (file, thumbnail, preview) without a bearer token:
+ * the signature is the credential, as with S3 presigned GETs. Range requests work, so a
+ * <video> can seek. Whatever the file holds, it cannot run script in our origin: inline only
+ * for raster images, audio and video, and always under a sandboxing Content-Security-Policy.
+ */
+export class MediaService {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly store: ObjectStore,
+    private readonly links: MediaLinks,
+  ) {}
+
+  async serve(
+    q: { versionId: number; kind: MediaKind; expires: unknown; signature: unknown },
+    rangeHeader: string | undefined,
+  ): Promise<DownloadResult> {
+    const verdict = this.links.verify(q.versionId, q.kind, q.expires, q.signature);
+    if (verdict === 'invalid') throw appError('INVALID_SIGNATURE', 'The media URL signature does not match; list the versions again for fresh URLs');
+    if (verdict === 'expired') throw appError('URL_EXPIRED', 'The media URL has expired; list the versions again for fresh URLs');
+    const version = await versions.findVersion(this.ctx.db, q.versionId);
+    if (!version || version.status !== 'ready') throw notFound('Version');
+    let file = { key: version.storage_key, mimeType: version.mime_type, name: fileNameFor(version.file_name, version.mime_type) };
+    if (q.kind !== 'file') {
+      const rendition = await versions.findRendition(this.ctx.db, version.id, q.kind);
+      if (!rendition) throw appError('NOT_FOUND', `Version ${version.id} has no ${q.kind} (preview status: ${version.preview_status})`);
+      file = { key: rendition.storage_key, mimeType: rendition.mime_type, name: `${q.kind}-${version.id}.webp` };
+    }
+    const result = await streamDownload(this.store, file.key, { fileName: file.name, mimeType: file.mimeType, rangeHeader });
+    const disposition = result.headers['content-disposition'] ?? '';
+    if (rendersInline(file.mimeType)) result.headers['content-disposition'] = disposition.replace(/^attachment/, 'inline');
+    result.headers['content-security-policy'] = "default-src 'none'; sandbox";
+    // The URL changes when it expires, so the object may be cached until then.
+    result.headers['cache-control'] = `private, max-age=${this.links.remaining(String(q.expires))}`;
+    return result;
+  }
+}

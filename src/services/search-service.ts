@@ -1,0 +1,154 @@
+import type { AppContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { listWorkspacesOfUser } from '../repositories/workspaces.js';
+import { COLLECTION_NAMES, KIND, type CollectionName } from '../search/collections.js';
+import { textSearchDialects, type TextSearchDialect } from '../search/dialects/index.js';
+import { compileFilter, predicateSql, requiredWords } from '../search/filter/index.js';
+import { foldAscii } from '../search/filter/bind.js';
+import { countDocuments, pageDocuments, suggestions, type DocumentRow, type SearchPlan } from '../search/repository.js';
+import type { HelperBody, SearchBody, SearchDocument, SearchResponse, SearchResult } from '../search/schemas.js';
+import { queryWords } from '../search/text-query.js';
+import { requireRole } from './access.js';
+import type { Caller } from './auth-service.js';
+
+/** seed 8: per_page defaults to 10, page to 1. */
+const DEFAULT_PER_PAGE = 10;
+const SUGGESTIONS = 10;
+const MAX_ID = 2_147_483_647;
+
+/** One collection's query, as both the multi-search and the helper endpoints ask it. */
+interface CollectionQuery {
+  collection: CollectionName;
+  q: string;
+  filter: string | undefined;
+  /** Request field named by filter errors. */
+  filterField: string;
+  sortBy: string | undefined;
+  page: number;
+  perPage: number;
+}
+
+export function toSearchDocument(row: DocumentRow): SearchDocument {
+  const doc: SearchDocument = {
+    id: String(row.id),
+    workspace_id: row.workspace_id,
+    display_file_name: row.name,
+    file_type: row.file_type,
+    modified_at: row.modified_at,
+    created_at: row.created_at,
+    tags: row.tags,
+    visibility: row.visibility,
+    orientation: row.orientation,
+    folder_id: row.folder_id,
+  };
+  if (row.file_name !== null) {
+    Object.assign(doc, { file_name: row.file_name, mime_type: row.mime_type ?? '', file_size: row.file_size ?? 0, width: row.width, height: row.height });
+  }
+  if (row.description !== null) doc.description = row.description;
+  return doc;
+}
+
+function parseSort(sortBy: string | undefined): SearchPlan['sort'] {
+  if (!sortBy) return null;
+  const [field, direction] = sortBy.split(':') as ['modified_at' | 'created_at', 'asc' | 'desc'];
+  return { field, direction };
+}
+
+/**
+ * Search over assets, folders and collections (issue #4, seed 4.1, 4.2).
+ * Validates first (filters, q), then decides the workspaces (seed 5: only
+ * the caller's; an explicit one the caller is not in is 404), then runs one
+ * count and one page per collection.
+ */
+export class SearchService {
+  private readonly text: TextSearchDialect;
+
+  constructor(private readonly ctx: AppContext) {
+    this.text = textSearchDialects[ctx.database.dialect];
+  }
+
+  async search(caller: Caller, body: SearchBody): Promise<SearchResponse> {
+    const collections = body.request.collections ?? [...COLLECTION_NAMES];
+    const params = body.commonSearchParams;
+    const queries = collections.map((collection) => ({
+      collection,
+      q: body.request.q ?? '*',
+      filter: body.filterQuery?.[collection],
+      filterField: `filterQuery.${collection}`,
+      sortBy: body.request.sort_by,
+      page: params?.page ?? 1,
+      perPage: params?.per_page ?? DEFAULT_PER_PAGE,
+    }));
+    // A filter of a collection that was not asked for is still checked, so a mistake never passes silently.
+    for (const name of COLLECTION_NAMES) {
+      if (!collections.includes(name)) compileFilter(body.filterQuery?.[name], `filterQuery.${name}`);
+    }
+    return { results: await this.run(caller, queries, body.workspace_id_filter) };
+  }
+
+  async searchOne(caller: Caller, collection: CollectionName, body: HelperBody): Promise<SearchResult> {
+    const query: CollectionQuery = {
+      collection,
+      q: body.q ?? '*',
+      filter: body.filter_by,
+      filterField: 'filter_by',
+      sortBy: body.sort_by,
+      page: body.page ?? 1,
+      perPage: body.per_page ?? DEFAULT_PER_PAGE,
+    };
+    const [result] = await this.run(caller, [query], body.workspace_id_filter);
+    return result!;
+  }
+
+  /** Up to 10 completions: tags, then names, that start with q (ASCII case folded), without case duplicates. */
+  async suggest(caller: Caller, q: string, workspaceId: number | undefined): Promise<string[]> {
+    const workspaceIds = await this.workspaces(caller, workspaceId);
+    if (workspaceIds.length === 0) return [];
+    const seen = new Set<string>();
+    const out: string[] = [];
+    for (const text of await suggestions(this.ctx.db, workspaceIds, foldAscii(q), SUGGESTIONS)) {
+      const key = foldAscii(text);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(text);
+    }
+    return out.slice(0, SUGGESTIONS);
+  }
+
+  private async run(caller: Caller, queries: CollectionQuery[], workspaceFilter: string | undefined): Promise<SearchResult[]> {
+    const planned = queries.map((query) => {
+      const predicate = compileFilter(query.filter, query.filterField);
+      return { query, words: queryWords(query.q), filter: predicate && predicateSql(predicate), required: requiredWords(predicate) };
+    });
+    const workspaceIds = await this.workspaces(caller, workspaceFilter === undefined ? undefined : Number(workspaceFilter));
+    return Promise.all(
+      planned.map(async ({ query, words, filter, required }) => {
+        const result: SearchResult = {
+          collection: query.collection,
+          hits: [],
+          found: 0,
+          page: query.page,
+          request_params: { q: query.q, collection: query.collection, per_page: query.perPage },
+        };
+        if (workspaceIds.length === 0) return result;
+        const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, words, filter, required, sort: parseSort(query.sortBy) };
+        const offset = (query.page - 1) * query.perPage;
+        const [found, rows] = await Promise.all([
+          countDocuments(this.ctx.db, this.text, plan),
+          pageDocuments(this.ctx.db, this.text, plan, query.perPage, offset),
+        ]);
+        return { ...result, found, hits: rows.map((row) => ({ document: toSearchDocument(row) })) };
+      }),
+    );
+  }
+
+  private async workspaces(caller: Caller, workspaceId: number | undefined): Promise<number[]> {
+    if (workspaceId !== undefined) {
+      // Ids are 32-bit integers; a larger one is no workspace of the caller (and never reaches SQL).
+      if (workspaceId > MAX_ID) throw notFound('Workspace');
+      await requireRole(this.ctx.db, workspaceId, caller.id, 'viewer');
+      return [workspaceId];
+    }
+    return (await listWorkspacesOfUser(this.ctx.db, caller.id)).map((w) => w.id);
+  }
+}

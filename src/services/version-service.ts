@@ -1,0 +1,195 @@
+import type { AppContext } from '../context.js';
+import { fileTypeOf } from '../domain/file-types.js';
+import { appError, notFound } from '../errors.js';
+import type { SpooledFile } from '../http/multipart.js';
+import type { MediaLinks } from '../media/links.js';
+import { probeImage } from '../media/probe.js';
+import * as assets from '../repositories/assets.js';
+import * as deletions from '../repositories/object-deletions.js';
+import * as versions from '../repositories/versions.js';
+import type { AssetView } from '../routes/catalog-schemas.js';
+import type { PreviewView, VersionView } from '../routes/version-schemas.js';
+import { StoreError, type ObjectStore } from '../storage/object-store.js';
+import type { Caller } from './auth-service.js';
+import { loadAuthorized } from './catalog-access.js';
+import { toAssetView } from './asset-service.js';
+import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
+import type { VersionLifecycle } from './version-lifecycle.js';
+
+/** seed 5.5: viewers list, download and preview; managers and admins also upload, restore and delete. */
+type MinRole = 'viewer' | 'manager';
+
+function storeFailure(err: unknown): never {
+  throw err instanceof StoreError ? appError('S3_ERROR', err.message) : err;
+}
+
+/** The optional `metadata` form field: a JSON object merged into the current metadata (seed 9). */
+export function parseMetadataField(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined || raw.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw appError('VALIDATION_ERROR', 'metadata must be a JSON object', { field: 'metadata' });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw appError('VALIDATION_ERROR', 'metadata must be a JSON object', { field: 'metadata' });
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Asset versions (seed 2.5, 3, 4.5, 9). Every way a file reaches an asset goes through
+ * VersionLifecycle; this service answers the version endpoints and keeps their rules:
+ * the current version cannot be deleted, a restore adds a new version, and a version's
+ * objects are never shared (a restore copies the file to a key of its own).
+ */
+export class VersionService {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly store: ObjectStore,
+    private readonly lifecycle: VersionLifecycle,
+    private readonly links: MediaLinks,
+  ) {}
+
+  /** Newest first. */
+  async list(caller: Caller, assetId: number): Promise<VersionView[]> {
+    const asset = await this.loadAsset(caller, assetId, 'viewer');
+    const listed = await versions.listVersions(this.ctx.db, asset.id);
+    return listed.map((v) => this.view(v, asset));
+  }
+
+  /** seed 3: the new version is current, the previous current becomes history; a thumbnail job is queued. */
+  async upload(caller: Caller, assetId: number, file: SpooledFile, metadataField: string | undefined): Promise<VersionView> {
+    const asset = await this.loadAsset(caller, assetId, 'manager');
+    const metadata = parseMetadataField(metadataField);
+    const mimeType = file.mimetype || 'application/octet-stream';
+    const dimensions = mimeType.startsWith('image/') ? await probeImage(file.path) : undefined;
+    const reserved = await this.lifecycle.reserve(
+      asset,
+      { file_name: file.filename || asset.file_name, mime_type: mimeType, created_by: caller.name || caller.email },
+      false,
+    );
+    try {
+      await this.store.putFile(reserved.storage_key, file.path, mimeType);
+    } catch (err) {
+      await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
+      throw appError('S3_ERROR', `Storing the file failed: ${(err as Error).message}`);
+    }
+    const promoted = await this.lifecycle.promoteNow(
+      reserved.id,
+      { file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null },
+      { merge: metadata },
+    );
+    return this.view({ ...promoted, thumbnail_key: null }, { ...asset, metadata: promoted.metadata });
+  }
+
+  /** seed 3, 9: a new version (next label) with the restored version's file and metadata becomes current. */
+  async restore(caller: Caller, versionId: number): Promise<AssetView> {
+    const source = await this.loadVersion(caller, versionId, 'manager');
+    if (source.is_current === 1) throw appError('CONFLICT', `Version v${source.number} is already the current version`);
+    const asset = await assets.findAsset(this.ctx.db, source.asset_id);
+    if (!asset) throw notFound('Version');
+    const reserved = await this.lifecycle.reserve(
+      asset,
+      { file_name: source.file_name, display_file_name: source.display_file_name, mime_type: source.mime_type, created_by: caller.name || caller.email },
+      false,
+    );
+    try {
+      await this.store.copy(source.storage_key, reserved.storage_key);
+    } catch (err) {
+      await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
+      storeFailure(err);
+    }
+    await this.lifecycle.promoteNow(
+      reserved.id,
+      { file_size: source.file_size, width: source.width, height: source.height },
+      { replace: source.metadata },
+    );
+    const updated = await assets.findAsset(this.ctx.db, asset.id);
+    if (!updated) throw notFound('Asset');
+    return toAssetView(updated);
+  }
+
+  async download(caller: Caller, versionId: number, rangeHeader: string | undefined): Promise<DownloadResult> {
+    const v = await this.loadVersion(caller, versionId, 'viewer');
+    return streamDownload(this.store, v.storage_key, { fileName: fileNameFor(v.file_name, v.mime_type), mimeType: v.mime_type, rangeHeader });
+  }
+
+  async preview(caller: Caller, versionId: number): Promise<PreviewView> {
+    const v = await this.loadVersion(caller, versionId, 'viewer');
+    const preview = await versions.findRendition(this.ctx.db, v.id, 'preview');
+    if (preview) return { url: this.links.signed(v.id, 'preview'), mime_type: preview.mime_type, width: preview.width, height: preview.height };
+    if (v.preview_status === 'pending') {
+      throw appError('NOT_FOUND', `The preview of version v${v.number} is still being made; try again shortly`, { preview_status: 'pending' });
+    }
+    const why = v.preview_note ?? 'no preview can be made for this file';
+    throw appError('NOT_FOUND', `Version v${v.number} has no preview: ${why}`, { preview_status: v.preview_status });
+  }
+
+  /** seed 3: only history versions may be deleted. Their objects go at once; a failure is left to the deletion queue. */
+  async remove(caller: Caller, versionId: number): Promise<{ id: number }> {
+    const v = await this.loadVersion(caller, versionId, 'manager');
+    if (v.is_current === 1) throw appError('CONFLICT', `Version v${v.number} is the current version and cannot be deleted; restore or upload another first`);
+    const renditions = await versions.renditionKeysOf(this.ctx.db, v.id);
+    if (!(await versions.deleteHistoryVersion(this.ctx.db, v.id))) {
+      throw appError('CONFLICT', `Version v${v.number} became the current version meanwhile and cannot be deleted`);
+    }
+    for (const key of [v.storage_key, ...renditions]) {
+      try {
+        await this.store.delete(key);
+        await deletions.forgetObjectDeletionsOfKey(this.ctx.db, key);
+      } catch {
+        // The triggers queued the key; housekeeping retries.
+      }
+    }
+    return { id: v.id };
+  }
+
+  /** thumbnail_url and file_url of the current version of each asset, for other resources (search documents). */
+  async currentLinks(assetIds: readonly number[]): Promise<Map<number, { thumbnail_url: string; file_url: string }>> {
+    const current = await versions.currentVersionsOf(this.ctx.db, assetIds);
+    return new Map(current.map((v) => [v.asset_id, { thumbnail_url: this.thumbnailUrl(v), file_url: this.links.signed(v.id, 'file') }]));
+  }
+
+  private view(v: versions.ListedVersion, asset: assets.AssetRecord): VersionView {
+    return {
+      id: v.id,
+      version: `v${v.number}`,
+      asset_id: v.asset_id,
+      file_name: v.file_name,
+      display_file_name: v.display_file_name,
+      file_size: v.file_size,
+      mime_type: v.mime_type,
+      created_at: new Date(v.created_at * 1000).toISOString(),
+      created_by: v.created_by,
+      thumbnail_url: this.thumbnailUrl(v),
+      file_url: this.links.signed(v.id, 'file'),
+      is_current: v.is_current === 1,
+      // Edits to the asset's metadata land on the asset; they are the current version's (seed 9).
+      metadata: v.is_current === 1 ? asset.metadata : v.metadata,
+      preview_status: v.preview_status,
+    };
+  }
+
+  private thumbnailUrl(v: versions.ListedVersion): string {
+    return v.thumbnail_key ? this.links.signed(v.id, 'thumbnail') : this.links.icon(fileTypeOf(v.mime_type));
+  }
+
+  /** An asset still 'uploading' is not in the catalog yet: 404 like a missing one, or one of another workspace. */
+  private loadAsset(caller: Caller, id: number, min: MinRole): Promise<assets.AssetRecord> {
+    const load = async () => {
+      const found = await assets.findAsset(this.ctx.db, id);
+      return found?.status === 'ready' ? found : undefined;
+    };
+    return loadAuthorized(this.ctx.db, 'Asset', load, caller.id, min);
+  }
+
+  private loadVersion(caller: Caller, id: number, min: MinRole): Promise<versions.VersionRecord> {
+    const load = async () => {
+      const found = await versions.findVersion(this.ctx.db, id);
+      return found?.status === 'ready' ? found : undefined;
+    };
+    return loadAuthorized(this.ctx.db, 'Version', load, caller.id, min);
+  }
+}

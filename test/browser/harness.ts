@@ -1,0 +1,122 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startHttpTestApp, type TestApp } from '../helpers/app.js';
+import { startFakeGoogle, type FakeGoogle } from '../helpers/fake-google.js';
+
+/** Debian's chromium (.ci/run installs it); CHROMIUM_PATH overrides. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && process.env.DAM_TEST_REQUIRE_BROWSER === '1') {
+  throw new Error(`DAM_TEST_REQUIRE_BROWSER=1 but there is no chromium at ${CHROMIUM}`);
+}
+
+export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+}
+
+export interface BrowserApp {
+  app: TestApp & { baseUrl: string };
+  google: FakeGoogle;
+  close(): Promise<void>;
+}
+
+/** The real server on 127.0.0.1 (serving web/dist) with social login pointed at a fake Google. */
+export async function startBrowserApp(): Promise<BrowserApp> {
+  const google = await startFakeGoogle();
+  const app = await startHttpTestApp({ config: { social: google.config, allowRegistration: true } });
+  return {
+    app,
+    google,
+    close: async () => {
+      await app.close();
+      await google.close();
+    },
+  };
+}
+
+export async function newPage(browser: Browser, options: { width?: number; height?: number } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 820 }, locale: 'en-GB' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return { context, page };
+}
+
+/** Saves a full-page screenshot under test-results/screenshots/ (look at them). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+export interface Session {
+  token: string;
+  user: { id: number; email: string; name: string };
+  workspaces: { id: number; name: string; role: string }[];
+}
+
+let seq = 0;
+/** Registers a user through the API. */
+export async function registerApi(baseUrl: string, name = 'Test User'): Promise<Session & { email: string; password: string }> {
+  seq += 1;
+  const email = `${name.toLowerCase().replace(/\W+/g, '.')}.${seq}.${Date.now().toString(36)}@example.test`;
+  const password = 'correct horse battery';
+  const res = await fetch(`${baseUrl}/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password, name }),
+  });
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
+  return { ...((await res.json()) as Session), email, password };
+}
+
+/** A browser context already signed in as `session` (the client keeps its session in localStorage). */
+export async function signedInPage(browser: Browser, session: Session, options: { width?: number; height?: number } = {}) {
+  const { context, page } = await newPage(browser, options);
+  // Runs in the page (written as source: this file is type-checked without the DOM library).
+  const stored = JSON.stringify({ token: session.token, user: session.user, workspaces: session.workspaces });
+  await context.addInitScript({
+    content: `if (!localStorage.getItem('dam.session')) {
+      localStorage.setItem('dam.session', ${JSON.stringify(stored)});
+      localStorage.setItem('dam.workspace', ${JSON.stringify(String(session.workspaces[0]?.id ?? ''))});
+    }`,
+  });
+  return { context, page };
+}
+
+/** Uploads a file through POST /api/upload-asset (seed 4.6), for test data. */
+export async function uploadApi(
+  baseUrl: string,
+  token: string,
+  workspaceId: number,
+  file: { name: string; type: string; data: Uint8Array; tags?: string[]; visibility?: number; folderId?: number },
+): Promise<{ id: number }> {
+  const form = new FormData();
+  form.set('workspaceId', String(workspaceId));
+  if (file.tags) form.set('tags', JSON.stringify(file.tags));
+  if (file.visibility !== undefined) form.set('visibility', String(file.visibility));
+  if (file.folderId !== undefined) form.set('folder_id', String(file.folderId));
+  form.set('file', new Blob([file.data], { type: file.type }), file.name);
+  const res = await fetch(`${baseUrl}/api/upload-asset`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: { id: number } }).data;
+}
+
+/** A PNG of the given size and colour. */
+export async function png(width: number, height: number, color: string): Promise<Uint8Array> {
+  const sharp = (await import('sharp')).default;
+  return new Uint8Array(await sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer());
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
+import type { DialectName } from '../src/db/dialects/types.js';
+import { migrateTo, migrateToLatest } from '../src/db/migrator.js';
+import { insertAsset } from '../src/repositories/assets.js';
+import { dialects, pgUrl, tempDir } from './helpers/databases.js';
+
+/** A database at the schema before versions (migration 0003), on a new SQLite file or a new PostgreSQL schema. */
+async function openAt0003(dialect: DialectName): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const handle = openDatabase(`sqlite:${path.join(tempDir(), 'old.sqlite')}`);
+    await migrateTo(handle, '0003_search');
+    return { handle, drop: () => handle.close() };
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    await client.query(statement);
+    await client.end();
+  };
+  await admin(`CREATE SCHEMA ${schema}`);
+  const handle = openDatabase(pgUrl!, { schema });
+  await migrateTo(handle, '0003_search');
+  return {
+    handle,
+    drop: async () => {
+      await handle.close();
+      await admin(`DROP SCHEMA ${schema} CASCADE`);
+    },
+  };
+}
+
+/** Upgrading an installation: every ready asset gets its file as v1 and a thumbnail job (migration 0004). */
+describe.each(dialects)('migration 0004 on %s', (dialect) => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const drop of cleanup.splice(0)) await drop();
+  });
+
+  it('makes v1 of every ready asset, current, with its file and metadata, and queues its renditions', async () => {
+    const { handle, drop } = await openAt0003(dialect);
+    cleanup.push(drop);
+    const db = handle.db;
+    const ws = await db.insertInto('workspaces').values({ name: 'old', created_at: 1, modified_at: 1 }).returning('id').executeTakeFirstOrThrow();
+    const base = { workspace_id: ws.id, mime_type: 'image/jpeg', file_size: 10, created_by: 'someone', created_at: 100 };
+    const ready = await insertAsset(db, { ...base, file_name: 'a.jpg', width: 4, height: 3, metadata: { k: 1 }, storage_key: `${ws.id}/digital_assets/1`, modified_at: 200 });
+    await insertAsset(db, { ...base, file_name: 'b.jpg', status: 'uploading', storage_key: `${ws.id}/digital_assets/2` });
+
+    await migrateToLatest(handle);
+    const versions = await db.selectFrom('asset_versions').selectAll().execute();
+    expect(versions).toEqual([
+      expect.objectContaining({
+        asset_id: ready.id,
+        number: 1,
+        status: 'ready',
+        is_current: 1,
+        file_name: 'a.jpg',
+        mime_type: 'image/jpeg',
+        file_size: 10,
+        width: 4,
+        height: 3,
+        metadata: '{"k":1}',
+        storage_key: ready.storage_key,
+        preview_status: 'pending',
+        created_at: 200,
+      }),
+    ]);
+    const jobs = await db.selectFrom('jobs').selectAll().execute();
+    expect(jobs.map((j) => [j.kind, JSON.parse(j.payload) as unknown, j.status])).toEqual([['version.renditions', { versionId: versions[0]!.id }, 'queued']]);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * The one door to the API: JSON in and out, the bearer token, and errors as
+ * ApiError (status 0 = the network failed, the server was never reached).
+ */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code?: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  get isNetwork(): boolean {
+    return this.status === 0;
+  }
+
+  /** The route itself does not exist on this server (an API of a later release). */
+  get isMissingRoute(): boolean {
+    return this.status === 404 && this.message.startsWith('Route ');
+  }
+}
+
+interface HttpHooks {
+  token: () => string | null;
+  /** Called when the session is refused (401 on an authenticated call). */
+  onUnauthorized: () => void;
+}
+
+const hooks: HttpHooks = { token: () => null, onUnauthorized: () => undefined };
+
+export function configureHttp(next: Partial<HttpHooks>): void {
+  Object.assign(hooks, next);
+}
+
+export function authHeader(): Record<string, string> {
+  const token = hooks.token();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+export type Query = Record<string, string | number | boolean | null | undefined>;
+
+export function withQuery(path: string, query?: Query): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(key, String(value));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  /** Send the bearer token (default true). */
+  auth?: boolean;
+  signal?: AbortSignal;
+}
+
+export async function toApiError(res: Response): Promise<ApiError> {
+  let message = `${res.status} ${res.statusText}`.trim();
+  let code: string | undefined;
+  let field: string | undefined;
+  try {
+    const body = (await res.json()) as { error?: unknown; code?: unknown; field?: unknown };
+    if (typeof body.error === 'string') message = body.error;
+    if (typeof body.code === 'string') code = body.code;
+    if (typeof body.field === 'string') field = body.field;
+  } catch {
+    // not JSON: keep the status line
+  }
+  return new ApiError(message, res.status, code, field);
+}
+
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.auth !== false) Object.assign(headers, authHeader());
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let res: Response;
+  try {
+    res = await fetch(withQuery(path, options.query), { method, headers, body, signal: options.signal });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError('The server could not be reached. Check your connection.', 0);
+  }
+  if (!res.ok) {
+    const error = await toApiError(res);
+    if (res.status === 401 && options.auth !== false && headers.authorization) hooks.onUnauthorized();
+    throw error;
+  }
+  if (res.status === 204) return undefined as T;
+  return (await res.json()) as T;
+}
+
+/** Calls an endpoint answering {success: true, data} and returns data. */
+export async function requestData<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  return (await request<{ success: true; data: T }>(method, path, options)).data;
+}
+
+/** Fetches bytes with the bearer token (downloads, previews of private files). */
+export async function fetchBlob(path: string, signal?: AbortSignal): Promise<Blob> {
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: authHeader(), signal });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError('The server could not be reached. Check your connection.', 0);
+  }
+  if (!res.ok) throw await toApiError(res);
+  return res.blob();
+}

@@ -1,0 +1,23 @@
+import { createApp } from 'vue';
+import App from './App.vue';
+import { configureHttp } from './api/http';
+import { buildRouter } from './router';
+import { endSession, refreshSession, session } from './stores/session';
+import './styles/main.css';
+
+const router = buildRouter();
+
+configureHttp({
+  token: () => session.token,
+  // The session ended (expired, revoked): back to sign-in, then here again.
+  onUnauthorized: () => {
+    endSession();
+    const here = router.currentRoute.value;
+    if (here.meta.auth) void router.replace({ path: '/login', query: { redirect: here.fullPath, expired: '1' } });
+  },
+});
+
+// Workspaces and roles may have changed since the session was stored.
+if (session.token) void refreshSession().catch(() => undefined);
+
+createApp(App).use(router).mount('#app');

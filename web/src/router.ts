@@ -1,0 +1,42 @@
+import { createRouter, createWebHistory, type RouteLocationNormalized, type Router } from 'vue-router';
+import { safeRedirect } from './auth/redirect';
+import { session } from './stores/session';
+
+declare module 'vue-router' {
+  interface RouteMeta {
+    /** Only for signed-in users. */
+    auth?: boolean;
+    /** Only for signed-out users (seed 4.4: /social-login is guest-only). */
+    guest?: boolean;
+    title?: string;
+  }
+}
+
+// Client paths never start with an API prefix (auth, dam, storage, workspaces, ...):
+// the server serves index.html only for paths outside those (src/routes/web-client.ts).
+export function buildRouter(): Router {
+  const router = createRouter({
+    history: createWebHistory(),
+    routes: [
+      { path: '/', redirect: '/library' },
+      { path: '/login', component: () => import('./views/LoginView.vue'), meta: { guest: true, title: 'Sign in' } },
+      { path: '/register', component: () => import('./views/RegisterView.vue'), meta: { guest: true, title: 'Create account' } },
+      { path: '/social-login', component: () => import('./views/SocialLoginView.vue'), meta: { guest: true, title: 'Signing in' } },
+      { path: '/library', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Library' } },
+      { path: '/asset/:id(\\d+)', component: () => import('./views/AssetView.vue'), meta: { auth: true, title: 'Asset' } },
+      { path: '/settings/:workspaceId(\\d+)?', component: () => import('./views/WorkspaceSettingsView.vue'), meta: { auth: true, title: 'Workspace settings' } },
+      { path: '/:pathMatch(.*)*', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
+    ],
+    scrollBehavior: (_to, _from, saved) => saved ?? { top: 0 },
+  });
+
+  router.beforeEach((to: RouteLocationNormalized) => {
+    if (to.meta.auth && !session.token) return { path: '/login', query: { redirect: to.fullPath } };
+    if (to.meta.guest && session.token) return safeRedirect(to.query.redirect);
+    return true;
+  });
+  router.afterEach((to) => {
+    document.title = to.meta.title ? `${to.meta.title} · DAM` : 'DAM';
+  });
+  return router;
+}

@@ -1,0 +1,124 @@
+import type { FileType, Orientation, SearchRequest, SortBy } from '../api/types';
+
+/** What the library's search box and filter controls hold; mirrored in the page's query string. */
+export interface LibraryQuery {
+  q: string;
+  fileTypes: FileType[];
+  tags: string[];
+  orientation: Orientation | '';
+  visibility: 'public' | 'private' | '';
+  /** Modified at or after this Unix time; null: any time. */
+  modifiedSince: number | null;
+  sort: SortBy;
+  page: number;
+  folderId: number | null;
+  collectionId: number | null;
+}
+
+export const PER_PAGE = 24;
+
+export const FILE_TYPES: { value: FileType; label: string }[] = [
+  { value: 'image', label: 'Images' },
+  { value: 'video', label: 'Videos' },
+  { value: 'audio', label: 'Audio' },
+  { value: 'document', label: 'Documents' },
+  { value: 'archive', label: 'Archives' },
+  { value: 'other', label: 'Other' },
+];
+
+export const SORTS: { value: SortBy; label: string }[] = [
+  { value: 'modified_at:desc', label: 'Recently modified' },
+  { value: 'modified_at:asc', label: 'Least recently modified' },
+  { value: 'created_at:desc', label: 'Newest first' },
+  { value: 'created_at:asc', label: 'Oldest first' },
+];
+
+export const MODIFIED_WITHIN: { days: number; label: string }[] = [
+  { days: 1, label: 'Last 24 hours' },
+  { days: 7, label: 'Last 7 days' },
+  { days: 30, label: 'Last 30 days' },
+  { days: 365, label: 'Last year' },
+];
+
+export function emptyQuery(): LibraryQuery {
+  return { q: '', fileTypes: [], tags: [], orientation: '', visibility: '', modifiedSince: null, sort: 'modified_at:desc', page: 1, folderId: null, collectionId: null };
+}
+
+/** Backtick-quoted, so spaces, commas and brackets inside a tag are plain text (backticks themselves cannot be quoted). */
+const quote = (value: string) => `\`${value.replace(/`/g, '')}\``;
+
+/**
+ * The digital_assets filter expression (seed 4.1): each condition in
+ * parentheses, joined with &&. Tags each get their own condition, so an
+ * asset must carry every tag asked for; file types are any of.
+ */
+export function assetFilter(query: LibraryQuery, assetIds: number[] | null = null): string {
+  const conditions: string[] = [];
+  if (query.fileTypes.length === 1) conditions.push(`file_type:=${query.fileTypes[0]}`);
+  else if (query.fileTypes.length > 1) conditions.push(`file_type:=[${query.fileTypes.join(', ')}]`);
+  for (const tag of query.tags) conditions.push(`tags:=[${quote(tag)}]`);
+  if (query.orientation) conditions.push(`orientation:=${query.orientation}`);
+  if (query.visibility === 'public') conditions.push('visibility:=0');
+  if (query.visibility === 'private') conditions.push('visibility:!=0');
+  if (query.modifiedSince !== null) conditions.push(`modified_at:>=${query.modifiedSince}`);
+  if (query.folderId !== null) conditions.push(`folder_id:=${query.folderId}`);
+  if (assetIds !== null) conditions.push(`id:=[${assetIds.join(', ')}]`);
+  return conditions.map((c) => `(${c})`).join(' && ');
+}
+
+export function searchRequest(query: LibraryQuery, workspaceId: number, assetIds: number[] | null = null): SearchRequest {
+  const filter = assetFilter(query, assetIds);
+  return {
+    request: { q: query.q.trim() || '*', collections: ['digital_assets'], sort_by: query.sort },
+    ...(filter ? { filterQuery: { digital_assets: filter } } : {}),
+    commonSearchParams: { query_by: 'search_name', per_page: PER_PAGE, page: query.page },
+    workspace_id_filter: String(workspaceId),
+  };
+}
+
+/** How many filters are set (the badge on the Filters button). */
+export function activeFilterCount(query: LibraryQuery): number {
+  return [query.fileTypes.length > 0, query.tags.length > 0, query.orientation !== '', query.visibility !== '', query.modifiedSince !== null].filter(Boolean).length;
+}
+
+type RouteQuery = Record<string, string | null | (string | null)[] | undefined>;
+
+const one = (v: RouteQuery[string]): string => (Array.isArray(v) ? (v[0] ?? '') : (v ?? ''));
+const positive = (v: string): number | null => (/^[1-9]\d*$/.test(v) ? Number(v) : null);
+
+/** Reads the library state from the URL, ignoring anything malformed. */
+export function fromRoute(raw: RouteQuery): LibraryQuery {
+  const q = emptyQuery();
+  q.q = one(raw.q);
+  const types = FILE_TYPES.map((t) => t.value);
+  q.fileTypes = one(raw.type).split(',').filter((t): t is FileType => (types as string[]).includes(t));
+  q.tags = one(raw.tags).split(',').map((t) => t.trim()).filter(Boolean);
+  const orientation = one(raw.orientation);
+  if (orientation === 'landscape' || orientation === 'portrait' || orientation === 'square') q.orientation = orientation;
+  const visibility = one(raw.visibility);
+  if (visibility === 'public' || visibility === 'private') q.visibility = visibility;
+  q.modifiedSince = positive(one(raw.since));
+  const sort = one(raw.sort);
+  if (SORTS.some((s) => s.value === sort)) q.sort = sort as SortBy;
+  q.page = positive(one(raw.page)) ?? 1;
+  q.folderId = positive(one(raw.folder));
+  q.collectionId = positive(one(raw.collection));
+  return q;
+}
+
+/** The URL query of a library state; defaults are left out. */
+export function toRoute(query: LibraryQuery, workspaceId: number | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (workspaceId) out.ws = String(workspaceId);
+  if (query.q) out.q = query.q;
+  if (query.fileTypes.length) out.type = query.fileTypes.join(',');
+  if (query.tags.length) out.tags = query.tags.join(',');
+  if (query.orientation) out.orientation = query.orientation;
+  if (query.visibility) out.visibility = query.visibility;
+  if (query.modifiedSince !== null) out.since = String(query.modifiedSince);
+  if (query.sort !== 'modified_at:desc') out.sort = query.sort;
+  if (query.page > 1) out.page = String(query.page);
+  if (query.folderId !== null) out.folder = String(query.folderId);
+  if (query.collectionId !== null) out.collection = String(query.collectionId);
+  return out;
+}

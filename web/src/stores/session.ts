@@ -1,0 +1,95 @@
+import { computed, reactive } from 'vue';
+import { authApi } from '../api/auth';
+import type { AuthResult, Role, User, WorkspaceItem } from '../api/types';
+
+const SESSION_KEY = 'dam.session';
+const WORKSPACE_KEY = 'dam.workspace';
+
+interface SessionState {
+  token: string | null;
+  user: User | null;
+  workspaces: WorkspaceItem[];
+  /** The workspace the library shows. */
+  workspaceId: number | null;
+}
+
+function load(): SessionState {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SESSION_KEY) ?? 'null') as { token: string; user: User; workspaces?: WorkspaceItem[] } | null;
+    const workspaceId = Number(localStorage.getItem(WORKSPACE_KEY)) || null;
+    if (saved?.token) return { token: saved.token, user: saved.user, workspaces: saved.workspaces ?? [], workspaceId };
+  } catch {
+    // a damaged entry is the same as none
+  }
+  return { token: null, user: null, workspaces: [], workspaceId: null };
+}
+
+export const session = reactive<SessionState>(load());
+
+function persist(): void {
+  if (session.token) {
+    localStorage.setItem(SESSION_KEY, JSON.stringify({ token: session.token, user: session.user, workspaces: session.workspaces }));
+  } else {
+    localStorage.removeItem(SESSION_KEY);
+  }
+  if (session.workspaceId) localStorage.setItem(WORKSPACE_KEY, String(session.workspaceId));
+}
+
+/** Keeps the chosen workspace if the user still belongs to it, else the first one. */
+function settleWorkspace(): void {
+  if (!session.workspaces.some((w) => w.id === session.workspaceId)) session.workspaceId = session.workspaces[0]?.id ?? null;
+}
+
+export function startSession(result: AuthResult): void {
+  session.token = result.token;
+  session.user = result.user;
+  session.workspaces = result.workspaces;
+  settleWorkspace();
+  persist();
+}
+
+export function endSession(): void {
+  session.token = null;
+  session.user = null;
+  session.workspaces = [];
+  persist();
+}
+
+export async function logout(): Promise<void> {
+  try {
+    await authApi.logout();
+  } catch {
+    // the session is dropped locally whatever the server says
+  }
+  endSession();
+}
+
+/** Reloads the user and their workspaces (after joining, creating or leaving one). */
+export async function refreshSession(): Promise<void> {
+  const me = await authApi.me();
+  session.user = me.user;
+  session.workspaces = me.workspaces;
+  settleWorkspace();
+  persist();
+}
+
+export function selectWorkspace(id: number): void {
+  if (!session.workspaces.some((w) => w.id === id)) return;
+  session.workspaceId = id;
+  persist();
+}
+
+export const isSignedIn = computed(() => session.token !== null);
+export const currentWorkspace = computed(() => session.workspaces.find((w) => w.id === session.workspaceId) ?? null);
+
+const RANK: Record<Role, number> = { viewer: 0, manager: 1, admin: 2 };
+
+export function roleIn(workspaceId: number | null | undefined): Role | null {
+  return session.workspaces.find((w) => w.id === workspaceId)?.role ?? null;
+}
+
+/** Whether the user's role in the workspace is at least `min` (seed 5.5: viewer < manager < admin). */
+export function can(workspaceId: number | null | undefined, min: Role): boolean {
+  const role = roleIn(workspaceId);
+  return role !== null && RANK[role] >= RANK[min];
+}
