@@ -117,6 +117,8 @@ export const SearchDocument = Type.Object({
   width: Type.Optional(Nullable(Type.Integer({ description: 'Assets only, pixels' }))),
   height: Type.Optional(Nullable(Type.Integer({ description: 'Assets only, pixels' }))),
   description: Type.Optional(Type.String({ description: 'Collections only' })),
+  thumbnail_url: Type.Optional(Type.String({ description: "Assets only: signed URL of the current version's thumbnail (works in <img>)" })),
+  file_url: Type.Optional(Type.String({ description: "Assets only: signed URL of the current version's file" })),
 });
 export type SearchDocument = Static<typeof SearchDocument>;
 

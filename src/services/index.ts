@@ -38,16 +38,17 @@ export function buildServices(ctx: AppContext): Services {
   const jobs = new JobQueue(ctx.db, lockCandidates[ctx.database.dialect], ctx.config.jobs, () => ctx.now());
   const lifecycle = new VersionLifecycle(ctx, jobs);
   const links = new MediaLinks(ctx.config.jwtSecret, ctx.config.publicUrl, ctx.config.mediaUrlTtl, () => ctx.now());
+  const versions = new VersionService(ctx, store, lifecycle, links);
   return {
     auth,
     workspaces: new WorkspaceService(ctx),
     catalog: new CatalogService(ctx),
     storage: new StorageService(ctx, store, lifecycle),
     serverUpload: new ServerUploadService(ctx, store, lifecycle),
-    search: new SearchService(ctx),
+    search: new SearchService(ctx, (ids) => versions.currentLinks(ids)),
     social: new SocialAuthService(ctx, auth),
     jobs,
-    versions: new VersionService(ctx, store, lifecycle, links),
+    versions,
     renditions: new RenditionService(ctx, store),
     media: new MediaService(ctx, store, links),
     jobAdmin: new JobAdminService(ctx),

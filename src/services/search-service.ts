@@ -28,6 +28,8 @@ interface CollectionQuery {
   perPage: number;
 }
 
+export type AssetLinks = (assetIds: readonly number[]) => Promise<Map<number, { thumbnail_url: string; file_url: string }>>;
+
 export function toSearchDocument(row: DocumentRow): SearchDocument {
   const doc: SearchDocument = {
     id: String(row.id),
@@ -63,7 +65,11 @@ function parseSort(sortBy: string | undefined): SearchPlan['sort'] {
 export class SearchService {
   private readonly text: TextSearchDialect;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(
+    private readonly ctx: AppContext,
+    /** Signed thumbnail and file URLs of assets' current versions (issue #5: search documents carry them). */
+    private readonly assetLinks: AssetLinks,
+  ) {
     this.text = textSearchDialects[ctx.database.dialect];
   }
 
@@ -137,7 +143,9 @@ export class SearchService {
           countDocuments(this.ctx.db, this.text, plan),
           pageDocuments(this.ctx.db, this.text, plan, query.perPage, offset),
         ]);
-        return { ...result, found, hits: rows.map((row) => ({ document: toSearchDocument(row) })) };
+        const links = query.collection === 'digital_assets' ? await this.assetLinks(rows.map((r) => r.id)) : undefined;
+        const hits = rows.map((row) => ({ document: { ...toSearchDocument(row), ...links?.get(row.id) } }));
+        return { ...result, found, hits };
       }),
     );
   }
