@@ -2,12 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssetView, PageView } from '../src/routes/catalog-schemas.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectError, makeAsset, makeCollection, makeFolder, makeTeam, postData, type CollectionJson, type Team } from './helpers/catalog-factories.js';
+import type { Envelope } from './helpers/factories.js';
 import { dialects } from './helpers/databases.js';
-
-interface Env<T> {
-  success: true;
-  data: T;
-}
 
 describe.each(dialects)('assets on %s', (dialect) => {
   let t: TestApp;
@@ -30,7 +26,7 @@ describe.each(dialects)('assets on %s', (dialect) => {
     beforeAll(async () => {
       // A fresh workspace of the owner so that counts are exact.
       const created = await t.request({ method: 'POST', url: '/workspaces', token: team.owner.token, payload: { name: 'Listing' } });
-      ws = created.json<Env<{ id: number }>>().data.id;
+      ws = created.json<Envelope<{ id: number }>>().data.id;
       await t.request({ method: 'POST', url: `/workspaces/${ws}/members`, token: team.owner.token, payload: { email: team.viewer.user.email, role: 'viewer' } });
       folderId = (await makeFolder(t, team.owner, ws)).id;
       const a = await makeAsset(t.database.db, ws);
@@ -42,23 +38,23 @@ describe.each(dialects)('assets on %s', (dialect) => {
     it('pages through the assets in id order with the list envelope', async () => {
       const p1 = await get(`/dam/assets?workspaceId=${ws}&per_page=2`, team.viewer.token);
       expect(p1.statusCode).toBe(200);
-      const body = p1.json<Env<PageView<AssetView>>>();
+      const body = p1.json<Envelope<PageView<AssetView>>>();
       expect(body.success).toBe(true);
       expect(body.data).toMatchObject({ page: 1, per_page: 2, total: 3 });
       expect(body.data.items.map((a) => a.id)).toEqual(ids.slice(0, 2));
       const p2 = await get(`/dam/assets?workspaceId=${ws}&per_page=2&page=2`, team.viewer.token);
-      expect(p2.json<Env<PageView<AssetView>>>().data).toMatchObject({ page: 2, per_page: 2, total: 3 });
-      expect(p2.json<Env<PageView<AssetView>>>().data.items.map((a) => a.id)).toEqual([ids[2]]);
+      expect(p2.json<Envelope<PageView<AssetView>>>().data).toMatchObject({ page: 2, per_page: 2, total: 3 });
+      expect(p2.json<Envelope<PageView<AssetView>>>().data.items.map((a) => a.id)).toEqual([ids[2]]);
       const all = await get(`/dam/assets?workspaceId=${ws}`, team.viewer.token);
-      expect(all.json<Env<PageView<AssetView>>>().data).toMatchObject({ page: 1, per_page: 50, total: 3 });
+      expect(all.json<Envelope<PageView<AssetView>>>().data).toMatchObject({ page: 1, per_page: 50, total: 3 });
     });
 
     it('filters by folder: a folder id, root, or everything', async () => {
       const inFolder = await get(`/dam/assets?workspaceId=${ws}&folder_id=${folderId}`, team.owner.token);
-      expect(inFolder.json<Env<PageView<AssetView>>>().data.items.map((a) => a.id)).toEqual([ids[1]]);
+      expect(inFolder.json<Envelope<PageView<AssetView>>>().data.items.map((a) => a.id)).toEqual([ids[1]]);
       const root = await get(`/dam/assets?workspaceId=${ws}&folder_id=root`, team.owner.token);
-      expect(root.json<Env<PageView<AssetView>>>().data.items.map((a) => a.id)).toEqual([ids[0], ids[2]]);
-      expect(root.json<Env<PageView<AssetView>>>().data.total).toBe(2);
+      expect(root.json<Envelope<PageView<AssetView>>>().data.items.map((a) => a.id)).toEqual([ids[0], ids[2]]);
+      expect(root.json<Envelope<PageView<AssetView>>>().data.total).toBe(2);
     });
 
     it('refuses a folder of another workspace as filter', async () => {
@@ -131,7 +127,7 @@ describe.each(dialects)('assets on %s', (dialect) => {
 
     it('gives null orientation without dimensions', async () => {
       const asset = await makeAsset(t.database.db, team.ws, { mime_type: 'audio/mpeg', width: null, height: null });
-      const data = (await get(`/dam/assets/${asset.id}`, team.owner.token)).json<Env<AssetView>>().data;
+      const data = (await get(`/dam/assets/${asset.id}`, team.owner.token)).json<Envelope<AssetView>>().data;
       expect(data).toMatchObject({ file_type: 'audio', orientation: null, width: null, height: null });
     });
 
@@ -146,10 +142,10 @@ describe.each(dialects)('assets on %s', (dialect) => {
 
     it('does not show an asset whose upload is still open', async () => {
       const created = await t.request({ method: 'POST', url: '/workspaces', token: team.owner.token, payload: { name: 'Uploads' } });
-      const ws = created.json<Env<{ id: number }>>().data.id;
+      const ws = created.json<Envelope<{ id: number }>>().data.id;
       const ready = await makeAsset(t.database.db, ws);
       const pending = await makeAsset(t.database.db, ws, { status: 'uploading' });
-      const list = (await get(`/dam/assets?workspaceId=${ws}`, team.owner.token)).json<Env<PageView<AssetView>>>().data;
+      const list = (await get(`/dam/assets?workspaceId=${ws}`, team.owner.token)).json<Envelope<PageView<AssetView>>>().data;
       expect(list.items.map((a) => a.id)).toEqual([ready.id]);
       expect(list.total).toBe(1);
       expectError(await get(`/dam/assets/${pending.id}`, team.owner.token), 404, 'NOT_FOUND');
@@ -177,7 +173,7 @@ describe.each(dialects)('assets on %s', (dialect) => {
         metadata: { k: [1, 2], nested: { x: true } },
       });
       expect(res.statusCode, res.body).toBe(200);
-      const data = res.json<Env<AssetView>>().data;
+      const data = res.json<Envelope<AssetView>>().data;
       expect(data).toMatchObject({
         display_file_name: 'Renamed',
         file_name: asset.file_name,
@@ -189,11 +185,11 @@ describe.each(dialects)('assets on %s', (dialect) => {
       });
       expect(data.modified_at).toBeGreaterThanOrEqual(asset.modified_at + 120);
       // The change is stored, not just echoed.
-      expect((await get(`/dam/assets/${asset.id}`, team.viewer.token)).json<Env<AssetView>>().data).toEqual(data);
+      expect((await get(`/dam/assets/${asset.id}`, team.viewer.token)).json<Envelope<AssetView>>().data).toEqual(data);
 
       t.advanceClock(60);
       const out = await patch(asset.id, team.owner.token, { folder_id: null });
-      const moved = out.json<Env<AssetView>>().data;
+      const moved = out.json<Envelope<AssetView>>().data;
       expect(moved.folder_id).toBeNull();
       expect(moved.tags).toEqual(['a', 'b']);
       expect(moved.modified_at).toBeGreaterThanOrEqual(data.modified_at + 60);
@@ -205,7 +201,7 @@ describe.each(dialects)('assets on %s', (dialect) => {
       const hidden = await patch(asset.id, team.outsider.token, { tags: ['x'] });
       expectError(hidden, 404, 'NOT_FOUND');
       expect(hidden.json()).toEqual((await patch(99999999, team.outsider.token, { tags: ['x'] })).json());
-      expect((await get(`/dam/assets/${asset.id}`, team.owner.token)).json<Env<AssetView>>().data.tags).toEqual([]);
+      expect((await get(`/dam/assets/${asset.id}`, team.owner.token)).json<Envelope<AssetView>>().data.tags).toEqual([]);
     });
 
     it("cannot move an asset into another workspace's folder", async () => {
@@ -213,7 +209,7 @@ describe.each(dialects)('assets on %s', (dialect) => {
       const foreign = await makeFolder(t, team.outsider, team.otherWs);
       expectError(await patch(asset.id, team.owner.token, { folder_id: foreign.id }), 400, 'VALIDATION_ERROR', 'folder_id');
       expectError(await patch(asset.id, team.owner.token, { folder_id: 99999999 }), 400, 'VALIDATION_ERROR', 'folder_id');
-      expect((await get(`/dam/assets/${asset.id}`, team.owner.token)).json<Env<AssetView>>().data.folder_id).toBeNull();
+      expect((await get(`/dam/assets/${asset.id}`, team.owner.token)).json<Envelope<AssetView>>().data.folder_id).toBeNull();
     });
 
     it.each([
@@ -249,7 +245,7 @@ describe.each(dialects)('assets on %s', (dialect) => {
       const coll = await makeCollection(t, team.owner, team.ws);
       await postData<CollectionJson>(t, team.owner, `/dam/collections/${coll.id}/assets`, { asset_ids: [a!.id, b!.id, c!.id] }, 200);
       expect((await t.request({ method: 'DELETE', url: `/dam/assets/${b!.id}`, token: team.owner.token })).statusCode).toBe(200);
-      const after = (await get(`/dam/collections/${coll.id}`, team.owner.token)).json<Env<CollectionJson>>().data;
+      const after = (await get(`/dam/collections/${coll.id}`, team.owner.token)).json<Envelope<CollectionJson>>().data;
       expect(after.asset_ids).toEqual([a!.id, c!.id]);
       expect(after.asset_count).toBe(2);
       const positions = await t.database.db

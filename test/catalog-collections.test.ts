@@ -2,12 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CollectionView, PageView } from '../src/routes/catalog-schemas.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectError, makeAsset, makeCollection, makeTeam, type CollectionJson, type Team } from './helpers/catalog-factories.js';
+import type { Envelope } from './helpers/factories.js';
 import { dialects } from './helpers/databases.js';
-
-interface Env<T> {
-  success: true;
-  data: T;
-}
 
 describe.each(dialects)('collections on %s', (dialect) => {
   let t: TestApp;
@@ -20,7 +16,7 @@ describe.each(dialects)('collections on %s', (dialect) => {
   afterAll(() => t.close());
 
   const get = (url: string, token: string) => t.request({ method: 'GET', url, token });
-  const detail = async (id: number) => (await get(`/dam/collections/${id}`, team.owner.token)).json<Env<CollectionJson>>().data;
+  const detail = async (id: number) => (await get(`/dam/collections/${id}`, team.owner.token)).json<Envelope<CollectionJson>>().data;
   const members = (id: number, method: 'POST' | 'DELETE', token: string, payload: object) =>
     t.request({ method, url: `/dam/collections/${id}/assets`, token, payload });
   const positions = async (id: number) =>
@@ -38,7 +34,7 @@ describe.each(dialects)('collections on %s', (dialect) => {
         payload: { workspace_id: team.ws, name: 'Launch', description: 'Picks for the launch', tags: ['2025'], visibility: 1 },
       });
       expect(res.statusCode, res.body).toBe(201);
-      const data = res.json<Env<CollectionJson>>().data;
+      const data = res.json<Envelope<CollectionJson>>().data;
       expect(res.json()).toEqual({
         success: true,
         data: {
@@ -71,7 +67,7 @@ describe.each(dialects)('collections on %s', (dialect) => {
   describe('GET /dam/collections', () => {
     it('lists with asset counts and pages, for viewers; 404 for outsiders', async () => {
       const created = await t.request({ method: 'POST', url: '/workspaces', token: team.owner.token, payload: { name: 'Colls' } });
-      const ws = created.json<Env<{ id: number }>>().data.id;
+      const ws = created.json<Envelope<{ id: number }>>().data.id;
       await t.request({ method: 'POST', url: `/workspaces/${ws}/members`, token: team.owner.token, payload: { email: team.viewer.user.email, role: 'viewer' } });
       const c1 = await makeCollection(t, team.owner, ws);
       const c2 = await makeCollection(t, team.owner, ws);
@@ -81,14 +77,14 @@ describe.each(dialects)('collections on %s', (dialect) => {
 
       const res = await get(`/dam/collections?workspaceId=${ws}&per_page=2`, team.viewer.token);
       expect(res.statusCode, res.body).toBe(200);
-      const page = res.json<Env<PageView<CollectionView>>>().data;
+      const page = res.json<Envelope<PageView<CollectionView>>>().data;
       expect(page).toMatchObject({ page: 1, per_page: 2, total: 3 });
       expect(page.items.map((c) => [c.id, c.asset_count])).toEqual([
         [c1.id, 0],
         [c2.id, 2],
       ]);
       expect(page.items[0]).not.toHaveProperty('asset_ids');
-      const p2 = (await get(`/dam/collections?workspaceId=${ws}&per_page=2&page=2`, team.viewer.token)).json<Env<PageView<CollectionView>>>().data;
+      const p2 = (await get(`/dam/collections?workspaceId=${ws}&per_page=2&page=2`, team.viewer.token)).json<Envelope<PageView<CollectionView>>>().data;
       expect(p2.items.map((c) => c.id)).toEqual([c3.id]);
 
       expectError(await get(`/dam/collections?workspaceId=${ws}`, team.outsider.token), 404, 'NOT_FOUND');
@@ -114,7 +110,7 @@ describe.each(dialects)('collections on %s', (dialect) => {
       t.advanceClock(45);
       const res = await patch(team.manager.token, { name: 'Renamed', description: 'd', tags: ['t'], visibility: 0 });
       expect(res.statusCode, res.body).toBe(200);
-      const data = res.json<Env<CollectionJson>>().data;
+      const data = res.json<Envelope<CollectionJson>>().data;
       expect(data).toMatchObject({ name: 'Renamed', description: 'd', tags: ['t'], visibility: 0, created_at: c.created_at, asset_ids: [] });
       expect(data.modified_at).toBeGreaterThanOrEqual(c.modified_at + 45);
       expect(await detail(c.id)).toEqual(data);
@@ -134,11 +130,11 @@ describe.each(dialects)('collections on %s', (dialect) => {
       t.advanceClock(30);
       const first = await members(coll.id, 'POST', team.manager.token, { asset_ids: [c!.id, a!.id] });
       expect(first.statusCode, first.body).toBe(200);
-      expect(first.json<Env<CollectionJson>>().data).toMatchObject({ asset_ids: [c!.id, a!.id], asset_count: 2 });
-      expect(first.json<Env<CollectionJson>>().data.modified_at).toBeGreaterThanOrEqual(coll.modified_at + 30);
+      expect(first.json<Envelope<CollectionJson>>().data).toMatchObject({ asset_ids: [c!.id, a!.id], asset_count: 2 });
+      expect(first.json<Envelope<CollectionJson>>().data.modified_at).toBeGreaterThanOrEqual(coll.modified_at + 30);
 
       const second = await members(coll.id, 'POST', team.owner.token, { asset_ids: [d!.id, a!.id, b!.id] });
-      expect(second.json<Env<CollectionJson>>().data.asset_ids).toEqual([c!.id, a!.id, d!.id, b!.id]);
+      expect(second.json<Envelope<CollectionJson>>().data.asset_ids).toEqual([c!.id, a!.id, d!.id, b!.id]);
       expect(await positions(coll.id)).toEqual([
         [c!.id, 0],
         [a!.id, 1],
@@ -154,14 +150,14 @@ describe.each(dialects)('collections on %s', (dialect) => {
       await members(coll.id, 'POST', team.owner.token, { asset_ids: [a!.id, b!.id, c!.id, d!.id] });
       const res = await members(coll.id, 'DELETE', team.manager.token, { asset_ids: [c!.id, a!.id, 99999999] });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json<Env<CollectionJson>>().data).toMatchObject({ asset_ids: [b!.id, d!.id], asset_count: 2 });
+      expect(res.json<Envelope<CollectionJson>>().data).toMatchObject({ asset_ids: [b!.id, d!.id], asset_count: 2 });
       expect(await positions(coll.id)).toEqual([
         [b!.id, 0],
         [d!.id, 1],
       ]);
       // Re-adding goes to the end.
       const again = await members(coll.id, 'POST', team.owner.token, { asset_ids: [a!.id] });
-      expect(again.json<Env<CollectionJson>>().data.asset_ids).toEqual([b!.id, d!.id, a!.id]);
+      expect(again.json<Envelope<CollectionJson>>().data.asset_ids).toEqual([b!.id, d!.id, a!.id]);
       expect(await positions(coll.id)).toEqual([
         [b!.id, 0],
         [d!.id, 1],

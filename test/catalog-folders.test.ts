@@ -12,12 +12,8 @@ import {
   type FolderJson,
   type Team,
 } from './helpers/catalog-factories.js';
+import type { Envelope } from './helpers/factories.js';
 import { dialects } from './helpers/databases.js';
-
-interface Env<T> {
-  success: true;
-  data: T;
-}
 
 describe.each(dialects)('folders on %s', (dialect) => {
   let t: TestApp;
@@ -39,7 +35,7 @@ describe.each(dialects)('folders on %s', (dialect) => {
     it('creates a top-level folder with defaults, then a nested one', async () => {
       const res = await post(team.manager.token, { workspace_id: team.ws, name: 'Brand' });
       expect(res.statusCode, res.body).toBe(201);
-      const folder = res.json<Env<FolderJson>>().data;
+      const folder = res.json<Envelope<FolderJson>>().data;
       expect(res.json()).toEqual({
         success: true,
         data: {
@@ -90,7 +86,7 @@ describe.each(dialects)('folders on %s', (dialect) => {
 
     beforeAll(async () => {
       const created = await t.request({ method: 'POST', url: '/workspaces', token: team.owner.token, payload: { name: 'Tree' } });
-      ws = created.json<Env<{ id: number }>>().data.id;
+      ws = created.json<Envelope<{ id: number }>>().data.id;
       await t.request({ method: 'POST', url: `/workspaces/${ws}/members`, token: team.owner.token, payload: { email: team.viewer.user.email, role: 'viewer' } });
       top = await makeFolder(t, team.owner, ws);
       child = await makeFolder(t, team.owner, ws, { parent_id: top.id });
@@ -101,7 +97,7 @@ describe.each(dialects)('folders on %s', (dialect) => {
     const ids = async (qs: string) => {
       const res = await get(`/dam/folders?workspaceId=${ws}${qs}`, team.viewer.token);
       expect(res.statusCode, res.body).toBe(200);
-      return res.json<Env<PageView<FolderJson>>>().data;
+      return res.json<Envelope<PageView<FolderJson>>>().data;
     };
 
     it('lists every folder, the top level, or the children of one', async () => {
@@ -143,11 +139,11 @@ describe.each(dialects)('folders on %s', (dialect) => {
       t.advanceClock(90);
       const res = await patch(b.id, team.manager.token, { name: 'Moved', parent_id: a.id, tags: ['x'], visibility: 3 });
       expect(res.statusCode, res.body).toBe(200);
-      const moved = res.json<Env<FolderJson>>().data;
+      const moved = res.json<Envelope<FolderJson>>().data;
       expect(moved).toMatchObject({ id: b.id, name: 'Moved', parent_id: a.id, tags: ['x'], visibility: 3, created_at: b.created_at });
       expect(moved.modified_at).toBeGreaterThanOrEqual(b.modified_at + 90);
       const back = await patch(b.id, team.manager.token, { parent_id: null });
-      expect(back.json<Env<FolderJson>>().data).toMatchObject({ parent_id: null, name: 'Moved' });
+      expect(back.json<Envelope<FolderJson>>().data).toMatchObject({ parent_id: null, name: 'Moved' });
     });
 
     it('refuses to make a folder its own ancestor', async () => {
@@ -157,7 +153,7 @@ describe.each(dialects)('folders on %s', (dialect) => {
       expectError(await patch(a.id, team.owner.token, { parent_id: a.id }), 400, 'VALIDATION_ERROR', 'parent_id');
       expectError(await patch(a.id, team.owner.token, { parent_id: c.id }), 400, 'VALIDATION_ERROR', 'parent_id');
       expectError(await patch(a.id, team.owner.token, { parent_id: b.id }), 400, 'VALIDATION_ERROR', 'parent_id');
-      expect((await get(`/dam/folders/${a.id}`, team.owner.token)).json<Env<FolderJson>>().data.parent_id).toBeNull();
+      expect((await get(`/dam/folders/${a.id}`, team.owner.token)).json<Envelope<FolderJson>>().data.parent_id).toBeNull();
       // Moving down a sibling branch is fine.
       const d = await makeFolder(t, team.owner, team.ws);
       expect((await patch(c.id, team.owner.token, { parent_id: d.id })).statusCode).toBe(200);
@@ -216,7 +212,7 @@ describe.each(dialects)('folders on %s', (dialect) => {
       expect((await get(`/dam/assets/${elsewhere.id}`, team.owner.token)).statusCode).toBe(200);
       expect((await get(`/dam/assets/${loose.id}`, team.owner.token)).statusCode).toBe(200);
 
-      const after = (await get(`/dam/collections/${coll.id}`, team.owner.token)).json<Env<CollectionJson>>().data;
+      const after = (await get(`/dam/collections/${coll.id}`, team.owner.token)).json<Envelope<CollectionJson>>().data;
       expect(after.asset_ids).toEqual([elsewhere.id, loose.id]);
       const positions = await t.database.db.selectFrom('collection_assets').select('position').where('collection_id', '=', coll.id).orderBy('position').execute();
       expect(positions.map((p) => p.position)).toEqual([0, 1]);

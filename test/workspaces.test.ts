@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { dialects } from './helpers/databases.js';
-import { addMember, registerUser, type Account } from './helpers/factories.js';
+import { addMember, registerUser, type Account, type Envelope } from './helpers/factories.js';
 
 type Role = 'viewer' | 'manager' | 'admin';
 interface Workspace {
@@ -17,10 +17,6 @@ interface Member {
   name: string;
   role: Role;
   created_at: number;
-}
-interface Envelope<T> {
-  success: true;
-  data: T;
 }
 interface ErrorBody {
   error: string;

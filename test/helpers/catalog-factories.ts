@@ -5,7 +5,7 @@ import { insertAsset, type NewAssetValues } from '../../src/repositories/assets.
 import type { AssetView } from '../../src/routes/catalog-schemas.js';
 import { toAssetView } from '../../src/services/catalog-service.js';
 import type { TestApp } from './app.js';
-import { addMember, registerUser, type Account } from './factories.js';
+import { addMember, registerUser, type Account, type Envelope } from './factories.js';
 
 let counter = 0;
 
@@ -24,11 +24,6 @@ export async function makeAsset(db: DB, workspaceId: number, overrides: Partial<
     ...overrides,
   });
   return toAssetView(record);
-}
-
-interface Envelope<T> {
-  success: true;
-  data: T;
 }
 
 /** POST with a JSON body through the API; throws unless the status is the expected one. Returns `data`. */

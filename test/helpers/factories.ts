@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { TestApp } from './app.js';
 
+/** `{ success: true, data }`: the envelope of every endpoint the seed leaves "not shown". */
+export interface Envelope<T> {
+  success: true;
+  data: T;
+}
+
 export interface Account {
   token: string;
   user: { id: number; email: string; name: string };
