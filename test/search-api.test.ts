@@ -80,6 +80,18 @@ describe.each(dialects)('search API on %s', (dialect) => {
     ]);
   });
 
+  it.each([undefined, 'created_at:asc'])('pages of a text query (sort_by %s) are disjoint, complete, and past the end keep found', async (sortBy) => {
+    const request = (page: number, perPage: number) =>
+      searchAssets(t, owner, 'jpg', undefined, { request: { q: 'jpg', collections: ['digital_assets'], sort_by: sortBy }, commonSearchParams: { per_page: perPage, page } });
+    const whole = await request(1, 250);
+    expect(whole.found).toBeGreaterThanOrEqual(3);
+    const pages = await Promise.all([1, 2, 3, 4, 5, 6, 7].map((n) => request(n, 2)));
+    expect(pages.flatMap((p) => p.hits.map((h) => h.document.id))).toEqual(whole.hits.map((h) => h.document.id));
+    expect(pages.every((p) => p.found === whole.found)).toBe(true);
+    const past = await request(50, 2);
+    expect([past.found, past.hits]).toEqual([whole.found, []]);
+  });
+
   it.each([
     ['modified_at:desc', ['quote', 'podcast', 'party', 'sunset', 'img2042', 'cafe', 'dsc', 'report', 'beachball', 'zip']],
     ['modified_at:asc', ['zip', 'beachball', 'report', 'dsc', 'cafe', 'img2042', 'sunset', 'party', 'podcast', 'quote']],

@@ -7,8 +7,9 @@ import type { RequiredWords } from './filter/pushdown.js';
 
 /**
  * SQL of the search index (issue #4). A query is planned by the service and
- * run here as two statements: the count, and one page joined to the catalog
- * table of its kind for the documents' fields. Both are parameterised; the
+ * run here: with words as one statement (matches, count and page), without
+ * as two (count, and one page read in index order); the page is joined to the
+ * catalog table of its kind for the documents' fields. All parameterised; the
  * caller's workspaces are always part of the WHERE clause (seed 5).
  */
 
@@ -47,70 +48,118 @@ export interface DocumentRow {
   modified_at: number;
 }
 
-/** The catalog columns of each kind, under the names of DocumentRow. */
-const CATALOG: Readonly<Record<number, RawBuilder<unknown>>> = {
-  [KIND.digital_assets]: sql`SELECT c.id, c.workspace_id, c.folder_id, c.display_file_name AS name, c.file_name, c.file_type,
-      c.mime_type, c.file_size, c.width, c.height, c.orientation, c.tags, c.visibility, NULL AS description, c.created_at, c.modified_at
-    FROM page p JOIN assets c ON c.id = p.ref_id`,
-  [KIND.digital_assets_categories]: sql`SELECT c.id, c.workspace_id, c.parent_id AS folder_id, c.name, NULL AS file_name, 'folder' AS file_type,
-      NULL AS mime_type, NULL AS file_size, NULL AS width, NULL AS height, NULL AS orientation, c.tags, c.visibility, NULL AS description, c.created_at, c.modified_at
-    FROM page p JOIN folders c ON c.id = p.ref_id`,
-  [KIND.dam_collections]: sql`SELECT c.id, c.workspace_id, NULL AS folder_id, c.name, NULL AS file_name, 'collection' AS file_type,
-      NULL AS mime_type, NULL AS file_size, NULL AS width, NULL AS height, NULL AS orientation, c.tags, c.visibility, c.description, c.created_at, c.modified_at
-    FROM page p JOIN collections c ON c.id = p.ref_id`,
+/** The catalog table of each kind and its columns under the names of DocumentRow (`c` is the catalog row). */
+const CATALOG: Readonly<Record<number, { table: RawBuilder<unknown>; columns: RawBuilder<unknown> }>> = {
+  [KIND.digital_assets]: {
+    table: sql.raw('assets'),
+    columns: sql`c.id, c.workspace_id, c.folder_id, c.display_file_name AS name, c.file_name, c.file_type,
+      c.mime_type, c.file_size, c.width, c.height, c.orientation, c.tags, c.visibility, NULL AS description, c.created_at, c.modified_at`,
+  },
+  [KIND.digital_assets_categories]: {
+    table: sql.raw('folders'),
+    columns: sql`c.id, c.workspace_id, c.parent_id AS folder_id, c.name, NULL AS file_name, 'folder' AS file_type,
+      NULL AS mime_type, NULL AS file_size, NULL AS width, NULL AS height, NULL AS orientation, c.tags, c.visibility, NULL AS description, c.created_at, c.modified_at`,
+  },
+  [KIND.dam_collections]: {
+    table: sql.raw('collections'),
+    columns: sql`c.id, c.workspace_id, NULL AS folder_id, c.name, NULL AS file_name, 'collection' AS file_type,
+      NULL AS mime_type, NULL AS file_size, NULL AS width, NULL AS height, NULL AS orientation, c.tags, c.visibility, c.description, c.created_at, c.modified_at`,
+  },
 };
 
 const DIRECTION = { asc: sql.raw('ASC'), desc: sql.raw('DESC') } as const;
 const SORT_COLUMN = { modified_at: sql.raw('modified_at'), created_at: sql.raw('created_at') } as const;
 
-/** Up to this many workspaces, a page without words is read per workspace (see pageDocuments). */
+/** Up to this many workspaces, a page without words is read per workspace (see listPage). */
 const MAX_BRANCHES = 64;
 
-function source(dialect: TextSearchDialect, plan: SearchPlan, ws = plan.workspaceIds) {
-  const text = plan.words ? dialect.textMatch(plan.words, { kind: plan.kind, workspaceIds: ws, required: plan.required }) : null;
-  const conditions: RawBuilder<SqlBool>[] = [
+/** The documents of one page, and how many match in all. */
+export interface SearchPage {
+  found: number;
+  rows: DocumentRow[];
+}
+
+type Condition = RawBuilder<SqlBool>;
+
+function scopeConditions(plan: SearchPlan, ws: readonly number[]): Condition[] {
+  const conditions: Condition[] = [
     sql<SqlBool>`d.kind = ${plan.kind}`,
     ws.length === 1 ? sql<SqlBool>`d.workspace_id = ${ws[0]}` : sql<SqlBool>`d.workspace_id IN (${sql.join(ws)})`,
   ];
-  if (text) conditions.push(text.where);
   if (plan.filter) conditions.push(plan.filter);
-  return { from: text?.from ?? sql`search_documents d`, where: sql.join(conditions, sql` AND `), relevance: text?.relevance, textCount: text?.count };
+  return conditions;
 }
 
-export async function countDocuments(db: DB, dialect: TextSearchDialect, plan: SearchPlan): Promise<number> {
-  const { from, where, textCount } = source(dialect, plan);
-  const query = textCount && !plan.filter ? textCount : sql<{ n: number | string }>`SELECT count(*) AS n FROM ${from} WHERE ${where}`;
-  const { rows } = await query.execute(db);
-  return Number(rows[0]?.n ?? 0);
+function order(plan: SearchPlan) {
+  const dir = DIRECTION[plan.sort?.direction ?? 'desc'];
+  return { dir, col: SORT_COLUMN[plan.sort?.field ?? 'modified_at'] };
+}
+
+/** `page` (doc_id, ref_id, r, s) joined to the catalog, in page order. */
+function withDocuments(plan: SearchPlan) {
+  const { table, columns } = CATALOG[plan.kind]!;
+  return sql`SELECT ${columns}, p.r, p.s, p.doc_id FROM page p JOIN ${table} c ON c.id = p.ref_id`;
+}
+
+function toRows(rows: readonly (Omit<DocumentRow, 'tags'> & { tags: string; id: number | null })[]): DocumentRow[] {
+  return rows.filter((row) => row.id !== null).map((row) => ({ ...row, tags: parseTags(row.tags) }));
 }
 
 /**
- * One page in order. Sort keys: relevance (only with words and no sort_by),
- * then the date, then doc_id in the date's direction, so ties are broken by
- * id and the order is total (pages are disjoint and complete).
+ * One page in order, and the count. Sort keys: relevance (only with words and
+ * no sort_by), then the date, then doc_id in the date's direction, so ties are
+ * broken by id and the order is total (pages are disjoint and complete).
  */
-export async function pageDocuments(db: DB, dialect: TextSearchDialect, plan: SearchPlan, limit: number, offset: number): Promise<DocumentRow[]> {
-  const { from, where, relevance } = source(dialect, plan);
-  const field = plan.sort?.field ?? 'modified_at';
-  const dir = DIRECTION[plan.sort?.direction ?? 'desc'];
-  const col = SORT_COLUMN[field];
-  const byDate = (f: typeof from, w: typeof where) => sql`SELECT d.doc_id, d.ref_id, 0 AS r, d.${col} AS s FROM ${f} WHERE ${w} ORDER BY d.${col} ${dir}, d.doc_id ${dir}`;
-  let inner = relevance && !plan.sort ? sql`SELECT d.doc_id, d.ref_id, ${relevance} AS r, d.${col} AS s FROM ${from} WHERE ${where} ORDER BY r, s ${dir}, d.doc_id ${dir}` : byDate(from, where);
+export async function searchDocuments(db: DB, dialect: TextSearchDialect, plan: SearchPlan, limit: number, offset: number): Promise<SearchPage> {
+  if (plan.words) return textPage(db, dialect, plan, plan.words, limit, offset);
+  const [found, rows] = await Promise.all([countListed(db, plan), listPage(db, plan, limit, offset)]);
+  return { found, rows };
+}
+
+/**
+ * With words, every match has to be read anyway (for the relevance or the
+ * date order), so the matches are collected once, materialised, and both
+ * counted and paged from there: one text-index evaluation per query instead
+ * of one for the count and one for the page.
+ */
+async function textPage(db: DB, dialect: TextSearchDialect, plan: SearchPlan, words: readonly string[], limit: number, offset: number): Promise<SearchPage> {
+  const text = dialect.textMatch(words, plan.required);
+  const { dir, col } = order(plan);
+  const rank = plan.sort ? sql`0` : text.relevance;
+  const where = sql.join([text.where, ...scopeConditions(plan, plan.workspaceIds)], sql` AND `);
+  const { rows } = await sql<Omit<DocumentRow, 'tags'> & { tags: string; id: number | null; found: number | string }>`
+    WITH m AS MATERIALIZED (SELECT d.doc_id, d.ref_id, ${rank} AS r, d.${col} AS s FROM ${text.from} WHERE ${where}),
+    page AS (SELECT * FROM m ORDER BY r, s ${dir}, doc_id ${dir} LIMIT ${limit} OFFSET ${offset})
+    SELECT n.found, x.* FROM (SELECT count(*) AS found FROM m) n LEFT JOIN (${withDocuments(plan)}) x ON 1 = 1
+    ORDER BY x.r, x.s ${dir}, x.doc_id ${dir}`.execute(db);
+  return { found: Number(rows[0]?.found ?? 0), rows: toRows(rows) };
+}
+
+async function countListed(db: DB, plan: SearchPlan): Promise<number> {
+  const where = sql.join(scopeConditions(plan, plan.workspaceIds), sql` AND `);
+  const { rows } = await sql<{ n: number | string }>`SELECT count(*) AS n FROM search_documents d WHERE ${where}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** A page without words: by date (the index order), then doc_id. */
+async function listPage(db: DB, plan: SearchPlan, limit: number, offset: number): Promise<DocumentRow[]> {
+  const { dir, col } = order(plan);
+  const byDate = (ws: readonly number[]) =>
+    sql`SELECT d.doc_id, d.ref_id, 0 AS r, d.${col} AS s FROM search_documents d WHERE ${sql.join(scopeConditions(plan, ws), sql` AND `)}
+      ORDER BY d.${col} ${dir}, d.doc_id ${dir}`;
   const ws = plan.workspaceIds;
-  if (!plan.words && ws.length > 1 && ws.length <= MAX_BRANCHES) {
+  let inner = byDate(ws);
+  if (ws.length > 1 && ws.length <= MAX_BRANCHES) {
     // workspace_id IN (a, b) cannot read the date index in order, so neither database avoids sorting
     // every document (seconds at a million); one ordered, limited branch per workspace, merged, can.
-    const branches = ws.map((id, i) => {
-      const one = source(dialect, plan, [id]);
-      return sql`SELECT * FROM (${byDate(one.from, one.where)} LIMIT ${limit + offset}) AS ${sql.raw(`b${i}`)}`;
-    });
+    const branches = ws.map((id, i) => sql`SELECT * FROM (${byDate([id])} LIMIT ${limit + offset}) AS ${sql.raw(`b${i}`)}`);
     inner = sql`SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) AS u ORDER BY s ${dir}, doc_id ${dir}`;
   }
-  const { rows } = await sql<Omit<DocumentRow, 'tags'> & { tags: string }>`
+  const { rows } = await sql<Omit<DocumentRow, 'tags'> & { tags: string; id: number | null }>`
     WITH page AS (${inner} LIMIT ${limit} OFFSET ${offset})
-    ${CATALOG[plan.kind]}
+    ${withDocuments(plan)}
     ORDER BY p.r, p.s ${dir}, p.doc_id ${dir}`.execute(db);
-  return rows.map((row) => ({ ...row, tags: parseTags(row.tags) }));
+  return toRows(rows);
 }
 
 /**

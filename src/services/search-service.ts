@@ -5,7 +5,7 @@ import { COLLECTION_NAMES, KIND, type CollectionName } from '../search/collectio
 import { textSearchDialects, type TextSearchDialect } from '../search/dialects/index.js';
 import { compileFilter, predicateSql, requiredWords } from '../search/filter/index.js';
 import { foldAscii } from '../search/filter/bind.js';
-import { countDocuments, pageDocuments, suggestions, type DocumentRow, type SearchPlan } from '../search/repository.js';
+import { searchDocuments, suggestions, type DocumentRow, type SearchPlan } from '../search/repository.js';
 import type { HelperBody, SearchBody, SearchDocument, SearchResponse, SearchResult } from '../search/schemas.js';
 import { queryWords } from '../search/text-query.js';
 import { requireRole } from './access.js';
@@ -139,10 +139,7 @@ export class SearchService {
         if (workspaceIds.length === 0) return result;
         const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, words, filter, required, sort: parseSort(query.sortBy) };
         const offset = (query.page - 1) * query.perPage;
-        const [found, rows] = await Promise.all([
-          countDocuments(this.ctx.db, this.text, plan),
-          pageDocuments(this.ctx.db, this.text, plan, query.perPage, offset),
-        ]);
+        const { found, rows } = await searchDocuments(this.ctx.db, this.text, plan, query.perPage, offset);
         const links = query.collection === 'digital_assets' ? await this.assetLinks(rows.map((r) => r.id)) : undefined;
         const hits = rows.map((row) => ({ document: { ...toSearchDocument(row), ...links?.get(row.id) } }));
         return { ...result, found, hits };

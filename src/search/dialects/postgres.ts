@@ -11,10 +11,10 @@ const likeEscaped = (word: string): string => word.replace(/[\\%_]/g, '\\$&');
  * trigger did. The relevance tiers test name_norm (' word word ... ').
  */
 export const postgresText: TextSearchDialect = {
-  textMatch(words, scope): TextMatch {
+  textMatch(words, required): TextMatch {
     const last = words.length - 1;
     // Words the filter implies (tags it requires) narrow the GIN match before the heap is read.
-    const implied = scope.required.map((alternatives) => `(${alternatives.map((ws) => `(${ws.map(lexeme).join(' & ')})`).join(' | ')})`);
+    const implied = required.map((alternatives) => `(${alternatives.map((ws) => `(${ws.map(lexeme).join(' & ')})`).join(' | ')})`);
     const query = [...words.map((w, i) => `${lexeme(w)}${i === last ? ':*' : ''}`), ...implied].join(' & ');
     const starts = ` ${words.map(likeEscaped).join(' ')}%`;
     const inName = words.map((w, i) => sql<SqlBool>`d.name_norm LIKE lower(${`% ${likeEscaped(w)}${i === last ? '' : ' '}%`}) ESCAPE '\\'`);
@@ -25,8 +25,6 @@ export const postgresText: TextSearchDialect = {
         WHEN d.name_norm LIKE lower(${starts}) ESCAPE '\\' THEN 0
         WHEN ${sql.join(inName, sql` AND `)} THEN 1
         ELSE 2 END`,
-      // A GIN match still visits the heap for every row; the shared count query is as good.
-      count: null,
     };
   },
 };

@@ -18,21 +18,9 @@ export interface TextMatch {
    * description or tags. Ties are broken newest first by the caller.
    */
   readonly relevance: RawBuilder<number>;
-  /**
-   * `SELECT count(*) AS n` of the matches straight from the text index, when the
-   * dialect can confine it to the scope there; valid only when no filter applies.
-   */
-  readonly count: RawBuilder<{ n: number | string }> | null;
-}
-
-/** The kind and workspaces a query is confined to (the caller's, seed 5). */
-export interface TextScope {
-  readonly kind: number;
-  readonly workspaceIds: readonly number[];
-  /** Words the filter implies (filter/pushdown.ts); a dialect may use them to narrow the match early. */
-  readonly required: RequiredWords;
 }
 
 export interface TextSearchDialect {
-  textMatch(words: readonly string[], scope: TextScope): TextMatch;
+  /** `required`: words the filter implies (filter/pushdown.ts); a dialect may use them to narrow the match early. */
+  textMatch(words: readonly string[], required: RequiredWords): TextMatch;
 }
