@@ -1,4 +1,5 @@
 import type { DB } from '../db/database.js';
+import type { UserRow } from '../db/schema.js';
 
 export async function insertSession(db: DB, s: { id: string; userId: number; now: number; expiresAt: number }): Promise<void> {
   await db
@@ -7,17 +8,17 @@ export async function insertSession(db: DB, s: { id: string; userId: number; now
     .execute();
 }
 
-/** True when the session exists, belongs to the user, is not revoked and not expired. */
-export async function isSessionActive(db: DB, id: string, userId: number, now: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('sessions')
-    .select('id')
-    .where('id', '=', id)
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+/** The user of a session that exists, belongs to that user, is not revoked and not expired (one query per request). */
+export function findActiveSessionUser(db: DB, id: string, userId: number, now: number): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .selectAll('u')
+    .where('s.id', '=', id)
+    .where('s.user_id', '=', userId)
+    .where('s.revoked_at', 'is', null)
+    .where('s.expires_at', '>', now)
     .executeTakeFirst();
-  return row !== undefined;
 }
 
 export async function revokeSession(db: DB, id: string, now: number): Promise<void> {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/schema.js';
 import { appError } from '../errors.js';
-import { countUsers, findUserByEmail, findUserById, insertUser } from '../repositories/users.js';
-import { insertSession, isSessionActive, revokeSession } from '../repositories/sessions.js';
+import { countUsers, findUserByEmail, insertUser } from '../repositories/users.js';
+import { findActiveSessionUser, insertSession, revokeSession } from '../repositories/sessions.js';
 import { insertMember, insertWorkspace, listWorkspacesOfUser, type WorkspaceWithRole } from '../repositories/workspaces.js';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.js';
 
@@ -88,8 +88,7 @@ export class AuthService {
   async authenticate(token: string): Promise<Caller> {
     const claims = await this.ctx.tokens.verify(token);
     if (!claims) throw appError('INVALID_TOKEN');
-    const active = await isSessionActive(this.ctx.db, claims.sessionId, claims.userId, this.ctx.now());
-    const user = active ? await findUserById(this.ctx.db, claims.userId) : undefined;
+    const user = await findActiveSessionUser(this.ctx.db, claims.sessionId, claims.userId, this.ctx.now());
     if (!user) throw appError('INVALID_TOKEN');
     return {
       id: user.id,

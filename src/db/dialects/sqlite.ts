@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { SqliteDialect, sql } from 'kysely';
+import { withStatementCache } from './sqlite-statements.js';
 import type { DialectSupport } from './types.js';
 
 /** `sqlite:<path>` or `sqlite::memory:`. One connection; Kysely serialises transactions on it. */
@@ -15,7 +16,7 @@ export function sqliteSupport(url: string): DialectSupport {
   database.pragma('busy_timeout = 5000');
   return {
     name: 'sqlite',
-    kyselyDialect: new SqliteDialect({ database }),
+    kyselyDialect: new SqliteDialect({ database: withStatementCache(database) }),
     migrationSchema: undefined,
     bigint: 'integer',
     addIdColumn: (table) => table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()),
