@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { openMigratedDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import type { DialectName } from '../../src/db/dialects/types.js';
 
@@ -29,14 +30,14 @@ export function tempDir(prefix = 'dam-test-'): string {
 
 /**
  * A fresh, migrated database: a new SQLite file, or a new PostgreSQL schema
- * (named t_<random>). Test files never share state.
+ * (named t_<run>_<random>, see pg-global-setup.ts). Test files never share state.
  */
 export async function openTestDatabase(dialect: DialectName = 'sqlite'): Promise<DatabaseHandle> {
   if (dialect === 'sqlite') {
     return openMigratedDatabase(`sqlite:${path.join(tempDir(), 'test.sqlite')}`);
   }
   if (!pgUrl) throw new Error('PostgreSQL tests need DAM_TEST_DATABASE_URL');
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const schema = `${inject('pgSchemaPrefix')}${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: pgUrl });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
@@ -44,6 +45,6 @@ export async function openTestDatabase(dialect: DialectName = 'sqlite'): Promise
   const handle = await openMigratedDatabase(pgUrl, { schema, maxConnections: 25 });
   // The schema is not dropped here: dropping schemas while other test files run their
   // migrations races with Kysely's catalog introspection ("schema does not exist").
-  // test/helpers/pg-global-setup.ts drops them all before and after the run.
+  // test/helpers/pg-global-setup.ts drops this run's schemas after the run.
   return handle;
 }
