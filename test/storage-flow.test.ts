@@ -18,6 +18,7 @@ import {
   partUrl,
   putPart,
   splitBytes,
+  startUploadRequest,
   startStorageApp,
   startS3Server,
   startUpload,
@@ -134,6 +135,15 @@ describe.each(STORE_KINDS)('upload flow on the %s store', (kind) => {
       expect(res.statusCode).toBe(200);
       expect(Buffer.compare(res.rawPayload, bytes)).toBe(0);
     });
+  });
+
+  it('start-upload answers the smallest part completion accepts (S3 never below its own 5 MiB)', async () => {
+    for (const [configured, expected] of [[5, kind === 's3' ? 5 * 1024 * 1024 : 5], [16 * 1024 * 1024, 16 * 1024 * 1024]] as const) {
+      const t = await app({ config: { minPartSize: configured } });
+      const owner = await registerUser(t);
+      const res = await startUploadRequest(t, owner, { workspaceId: owner.workspaceId, fileType: 'image/png' });
+      expect(res.json<{ minPartSize: number }>().minPartSize).toBe(expected);
+    }
   });
 
   it('reads displayed dimensions: EXIF orientation 6 swaps width and height', async () => {

@@ -63,7 +63,9 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
           'Creates the asset (listed only once the upload completes) and a multipart upload for its key. ' +
           'Optional `fileName` names the file (default "untitled"); optional `folderId` files it in a folder of the same workspace. ' +
           'With `assetId` of a ready asset of the workspace, the upload is a new version of that asset instead (seed 9): ' +
-          'the answer carries that assetId, the key is the version\'s own, and completing the upload makes the version current.',
+          'the answer carries that assetId, the key is the version\'s own, and completing the upload makes the version current. ' +
+          '`minPartSize` (beyond the seed) is the smallest size every part but the last must have for completion to succeed; ' +
+          'at most 10,000 parts.',
         querystring: Type.Object({
           workspaceId: WorkspaceId,
           fileType: MimeType,
@@ -71,10 +73,10 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
           folderId: Type.Optional(Type.Integer({ minimum: 1 })),
           assetId: Type.Optional(Id('Existing asset to add a version to')),
         }),
-        response: { 200: Type.Object({ uploadId: Type.String(), assetId: Type.Integer() }), ...errors },
+        response: { 200: Type.Object({ uploadId: Type.String(), assetId: Type.Integer(), minPartSize: Type.Integer() }), ...errors },
       },
     },
-    (req) => storage.startUpload(req.caller, req.query),
+    async (req) => ({ ...(await storage.startUpload(req.caller, req.query)), minPartSize: storage.minPartSize }),
   );
 
   app.get(

@@ -21,6 +21,8 @@ import type { VersionLifecycle } from './version-lifecycle.js';
 /** seed 8: presigned upload URLs live one hour. */
 export const PART_URL_TTL = 3600;
 export const MAX_PARTS = 10_000;
+/** S3 refuses parts below 5 MiB (all but the last) whatever this service is configured with. */
+const S3_MIN_PART_SIZE = 5 * 1024 * 1024;
 
 export interface UploadRef {
   uploadId: string;
@@ -75,6 +77,14 @@ export class StorageService {
     readonly store: ObjectStore,
     private readonly versions: VersionLifecycle,
   ) {}
+
+  /**
+   * The smallest part (all but the last) that completing accepts: DAM_MIN_PART_SIZE, and on
+   * S3 at least S3's own 5 MiB. start-upload answers it, so clients size their parts to fit.
+   */
+  get minPartSize(): number {
+    return this.store.kind === 's3' ? Math.max(this.ctx.config.minPartSize, S3_MIN_PART_SIZE) : this.ctx.config.minPartSize;
+  }
 
   async startUpload(
     caller: Caller,

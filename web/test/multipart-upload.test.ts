@@ -12,7 +12,7 @@ function file(size: number, name = 'big.bin'): File {
 }
 
 /** A storage that keeps parts in memory; `failures` maps a part number to how many PUTs of it fail first. */
-function fakeStorage(options: { failures?: Record<number, number>; delayMs?: number } = {}) {
+function fakeStorage(options: { failures?: Record<number, number>; delayMs?: number; minPartSize?: number } = {}) {
   const parts = new Map<string, Map<number, { etag: string; size: number }>>();
   const failures = { ...options.failures };
   let inFlight = 0;
@@ -23,7 +23,7 @@ function fakeStorage(options: { failures?: Record<number, number>; delayMs?: num
     start: vi.fn(async () => {
       uploads += 1;
       parts.set(`u${uploads}`, new Map());
-      return { uploadId: `u${uploads}`, assetId: 40 + uploads };
+      return { uploadId: `u${uploads}`, assetId: 40 + uploads, minPartSize: options.minPartSize };
     }),
     uploadUrl: vi.fn(async (ref: UploadRef, n: number) => ({ url: `http://store/${ref.uploadId}/${n}` })),
     putPart: vi.fn(async (url: string, body: Blob, onProgress: (loaded: number) => void, signal: AbortSignal) => {
@@ -124,6 +124,28 @@ describe('MultipartUpload (seed 4.3 flow)', () => {
     expect(loaded.slice(0, 2)).toEqual([PART, 2 * PART]); // the stored parts count as done at once
     expect(vi.mocked(storage.transport.complete).mock.calls.at(-1)![1].map((p) => p.PartNumber)).toEqual([1, 2, 3, 4]);
     expect(store.entries()).toEqual([]);
+  });
+
+  it('grows its parts to the minimum the server answers at start (DAM_MIN_PART_SIZE above the preferred size)', async () => {
+    const storage = fakeStorage({ minPartSize: 2 * PART });
+    const upload = new MultipartUpload(file(4 * PART + 1), { workspaceId: 1, partSize: PART, transport: storage.transport, store: memoryResumeStore() });
+    await upload.run();
+    expect(upload.partSize).toBe(2 * PART);
+    expect([...storage.parts.get('u1')!.values()].map((p) => p.size)).toEqual([2 * PART, 2 * PART, 1]);
+  });
+
+  it('resumes with the part size the upload started with, whatever the new page prefers', async () => {
+    const storage = fakeStorage({ failures: { 2: 10 } });
+    const store = memoryResumeStore();
+    const f = file(3 * PART);
+    await expect(new MultipartUpload(f, { workspaceId: 2, partSize: PART, concurrency: 1, retries: 0, transport: storage.transport, store }).run()).rejects.toThrow();
+    storage.failures[2] = 0;
+    storage.puts.length = 0;
+    const second = new MultipartUpload(f, { workspaceId: 2, partSize: 2 * PART, transport: storage.transport, store });
+    await second.run();
+    expect(storage.transport.start).toHaveBeenCalledTimes(1);
+    expect(storage.puts.sort()).toEqual([2, 3]);
+    expect([...storage.parts.get('u1')!.entries()].sort((a, b) => a[0] - b[0]).map(([, p]) => p.size)).toEqual([PART, PART, PART]);
   });
 
   it('starts over when the remembered upload is gone from the server', async () => {

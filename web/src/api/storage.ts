@@ -12,7 +12,7 @@ const refQuery = (ref: UploadRef) => ({ UploadId: ref.uploadId, assetId: ref.ass
 /** seed 4.3: the multipart flow, plus list-parts (resume) and abort-upload (cancel). */
 export const storageApi = {
   startUpload: (input: { workspaceId: number; fileType: string; fileName: string; folderId?: number | null; assetId?: number }) =>
-    request<{ uploadId: string; assetId: number }>('GET', '/storage/start-upload', {
+    request<{ uploadId: string; assetId: number; minPartSize: number }>('GET', '/storage/start-upload', {
       query: {
         workspaceId: input.workspaceId,
         fileType: input.fileType,

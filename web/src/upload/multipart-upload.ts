@@ -5,7 +5,8 @@ import { resumeStore, type ResumeStore } from './resume-store';
 
 /** What an upload needs from the server and the store (the browser's, or a fake in unit tests). */
 export interface UploadTransport {
-  start(input: { workspaceId: number; fileType: string; fileName: string; folderId?: number | null }): Promise<{ uploadId: string; assetId: number }>;
+  /** `minPartSize`: the server's smallest part (all but the last); the upload's parts grow to it. */
+  start(input: { workspaceId: number; fileType: string; fileName: string; folderId?: number | null }): Promise<{ uploadId: string; assetId: number; minPartSize?: number }>;
   uploadUrl(ref: UploadRef, partNumber: number, signal: AbortSignal): Promise<{ url: string }>;
   /** PUTs one part to its presigned URL and answers the ETag the store returned. */
   putPart(url: string, body: Blob, onProgress: (loaded: number) => void, signal: AbortSignal): Promise<string>;
@@ -19,7 +20,7 @@ export type UploadState = 'idle' | 'uploading' | 'completing' | 'done' | 'failed
 export interface UploadOptions {
   workspaceId: number;
   folderId?: number | null;
-  /** Bytes per part; every part but the last must reach the server's minimum (5 MiB by default). */
+  /** Preferred bytes per part; raised to the server's minimum (start-upload's minPartSize) and to size / 10,000. */
   partSize?: number;
   /** Parts in flight at once. */
   concurrency?: number;
@@ -90,7 +91,8 @@ export class MultipartUpload {
   ref: UploadRef | null = null;
   error: string | null = null;
   readonly total: number;
-  readonly partSize: number;
+  /** Fixed once the upload is started or resumed (open()). */
+  partSize: number;
   private readonly controller = new AbortController();
   private readonly loadedByPart = new Map<number, number>();
   private readonly transport: UploadTransport;
@@ -167,10 +169,12 @@ export class MultipartUpload {
   private async open(): Promise<Map<number, string>> {
     const key = fingerprint(this.file, this.options.workspaceId);
     const saved = this.store.get(key);
-    if (saved && saved.partSize === this.partSize) {
+    if (saved) {
       try {
         const listed = await this.transport.listParts(saved.ref);
         this.ref = saved.ref;
+        // The parts already stored were cut with the size the upload started with.
+        this.partSize = saved.partSize;
         const done = new Map<number, string>();
         for (const p of listed.parts) {
           const { start, end } = this.partBounds(p.PartNumber);
@@ -195,6 +199,7 @@ export class MultipartUpload {
       folderId: this.options.folderId,
     });
     this.ref = { uploadId: started.uploadId, assetId: started.assetId, workspaceId: this.options.workspaceId };
+    this.partSize = Math.max(this.partSize, started.minPartSize ?? 0);
     this.store.put(key, { ref: this.ref, partSize: this.partSize, name: this.file.name, size: this.file.size, savedAt: Date.now() });
     return new Map();
   }
