@@ -106,6 +106,27 @@ describe.each(dialects)('search filters on %s', (dialect) => {
     expect(await hits(`folder_id:!=${corpus.folder.trips}`)).toEqual(except('sunset'));
   });
 
+  it('filters on collection_id: membership, any of, none of; folders belong to none; never across workspaces', async () => {
+    const { best, client } = corpus.collection;
+    const add = (id: number, labels: string[]) =>
+      t.request({ method: 'POST', url: `/dam/collections/${id}/assets`, token: owner.token, payload: { asset_ids: labels.map((l) => corpus.asset[l]) } });
+    expect((await add(best, ['sunset', 'party'])).statusCode).toBe(200);
+    expect((await add(client, ['party'])).statusCode).toBe(200);
+    expect(await hits(`collection_id:=${best}`)).toEqual(['party', 'sunset']);
+    expect(await hits(`collection_id:=${client}`)).toEqual(['party']);
+    expect(await hits(`collection_id:=[${best}, ${client}]`)).toEqual(['party', 'sunset']);
+    expect(await hits(`collection_id:!=${best}`)).toEqual(except('party', 'sunset'));
+    expect(await hits(`collection_id:=${best} && file_type:=image`)).toEqual(['sunset']);
+    expect(await hits(`collection_id:=99999999999`)).toEqual([]);
+    const folders = await searchRequest(t, owner, { request: { collections: ['digital_assets_categories'] }, filterQuery: { digital_assets_categories: `collection_id:=${best}` } });
+    expect(folders.json<{ results: { found: number }[] }>().results[0]!.found).toBe(0);
+    for (const bad of [`collection_id:>${best}`, `collection_id:=[1..3]`, 'collection_id:=best', `collection_id:${best}`]) {
+      expectError(await searchRequest(t, owner, { request: { collections: ['digital_assets'] }, filterQuery: { digital_assets: bad } }), 400, 'VALIDATION_ERROR');
+    }
+    const stranger = await registerUser(t);
+    expect((await searchAssets(t, stranger, '*', `collection_id:=${best}`)).found).toBe(0);
+  });
+
   it('treats values as data: quotes, semicolons and SQL in values match nothing and change nothing', async () => {
     for (const filter of ["file_type:=`image' OR '1'='1`", 'tags:=[`x); DROP TABLE assets; --`]', "tags:`' OR 1=1 --`", 'file_type:=`%`']) {
       expect(await hits(filter)).toEqual([]);

@@ -16,6 +16,8 @@ export interface ModelDoc {
   modified_at: number;
   folder_id: number | null;
   tags: string[];
+  /** The collections the asset belongs to. */
+  collections: number[];
 }
 
 function columnValue(doc: ModelDoc, column: string | null): string | number | null {
@@ -60,6 +62,10 @@ function test(p: Predicate, doc: ModelDoc): boolean {
     case 'tags': {
       const tags = doc.tags.map(foldAscii);
       const hit = tags.some((t) => p.values.some((x) => (p.test === 'equals' ? t === x : t.includes(x))));
+      return p.negate ? !hit : hit;
+    }
+    case 'collection': {
+      const hit = doc.collections.some((c) => p.values.includes(c));
       return p.negate ? !hit : hit;
     }
   }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { DB } from '../../src/db/database.js';
 import { insertAsset } from '../../src/repositories/assets.js';
-import { insertCollection } from '../../src/repositories/collections.js';
+import { appendAssets, insertCollection } from '../../src/repositories/collections.js';
 import { insertFolder } from '../../src/repositories/folders.js';
 import { orientationOf } from '../../src/domain/file-types.js';
 import { fileTypeOf } from '../../src/domain/file-types.js';
@@ -37,8 +37,9 @@ export async function seedRandomCorpus(db: DB, workspaceId: number, seed = 4): P
     const f = await insertFolder(db, { workspace_id: workspaceId, parent_id: folders.length && r() < 0.5 ? pick(folders) : null, name: `${pick(WORDS)} ${i}`, visibility: Math.floor(r() * 3), tags: [pick(TAGS)], now: 1000 + i });
     folders.push(f.id);
   }
+  const collections: number[] = [];
   for (let i = 0; i < 4; i += 1) {
-    await insertCollection(db, { workspace_id: workspaceId, name: `${pick(WORDS)} set`, description: pick(WORDS), visibility: i % 2, tags: [pick(TAGS)], now: 1000 + i });
+    collections.push(await insertCollection(db, { workspace_id: workspaceId, name: `${pick(WORDS)} set`, description: pick(WORDS), visibility: i % 2, tags: [pick(TAGS)], now: 1000 + i }));
   }
   const docs: ModelDoc[] = [];
   for (let i = 0; i < 80; i += 1) {
@@ -61,14 +62,16 @@ export async function seedRandomCorpus(db: DB, workspaceId: number, seed = 4): P
       modified_at: 1000 + Math.floor(r() * 25),
     };
     const row = await insertAsset(db, values);
+    const memberOf = collections.filter(() => r() < 0.3);
+    for (const c of memberOf) await appendAssets(db, c, [row.id], i, 1000);
     if (values.status === 'ready') {
-      docs.push({ id: row.id, file_type: fileTypeOf(mime), orientation: orientationOf(width, height), visibility: values.visibility, created_at: values.created_at, modified_at: values.modified_at, folder_id: values.folder_id, tags });
+      docs.push({ id: row.id, file_type: fileTypeOf(mime), orientation: orientationOf(width, height), visibility: values.visibility, created_at: values.created_at, modified_at: values.modified_at, folder_id: values.folder_id, tags, collections: memberOf });
     }
   }
   return docs;
 }
 
-const FIELDS = ['file_type', 'tags', 'orientation', 'visibility', 'modified_at', 'created_at', 'id', 'folder_id'];
+const FIELDS = ['file_type', 'tags', 'orientation', 'visibility', 'modified_at', 'created_at', 'id', 'folder_id', 'collection_id'];
 const text = fc.oneof(
   fc.constantFrom('image', 'video', 'IMAGE', 'landscape', 'portrait', 'square', 'beach', 'Beach', 'red', 'summer', 'Été', 'sun', 'x_y', 'ea', 'a\\b', '%', '_', '\\'),
   fc.constantFrom('red car', "it's", "x'; DROP TABLE assets;--", '50%').map((v) => `\`${v}\``),
@@ -80,6 +83,7 @@ const validCondition = fc.oneof(
   fc.tuple(fc.constantFrom('file_type', 'orientation', 'tags'), fc.constantFrom(':=', ':!=', ':'), fc.oneof(text, listOf(text))),
   fc.tuple(fc.constantFrom('visibility', 'modified_at', 'created_at', 'id', 'folder_id'), fc.constantFrom(':=', ':!=', ':'), fc.oneof(int.map(String), listOf(fc.oneof(int.map(String), range)))),
   fc.tuple(fc.constantFrom('visibility', 'modified_at', 'created_at', 'id', 'folder_id'), fc.constantFrom(':>', ':>=', ':<', ':<='), int.map(String)),
+  fc.tuple(fc.constant('collection_id'), fc.constantFrom(':=', ':!='), fc.oneof(int.map(String), listOf(int.map(String)))),
 ).map(([f, op, v]) => `${f}${op}${v}`);
 
 /** Anything goes: wrong types, unknown fields, operators on the wrong kind of field. */

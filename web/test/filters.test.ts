@@ -15,7 +15,8 @@ describe('the library filter (seed 4.1 grammar)', () => {
 
   it('lists several file types as any-of, public as visibility:=0, and narrows to a folder or a collection', () => {
     const q = { ...emptyQuery(), fileTypes: ['image' as const, 'video' as const], visibility: 'public' as const, folderId: 4 };
-    expect(assetFilter(q, [3, 9])).toBe('(file_type:=[image, video]) && (visibility:=0) && (folder_id:=4) && (id:=[3, 9])');
+    expect(assetFilter(q)).toBe('(file_type:=[image, video]) && (visibility:=0) && (folder_id:=4)');
+    expect(assetFilter({ ...emptyQuery(), collectionId: 7 })).toBe('(collection_id:=7)');
   });
 
   it('cannot be broken out of by a tag', () => {

@@ -6,6 +6,7 @@ export type Predicate =
   | { readonly type: 'and' | 'or'; readonly children: readonly Predicate[] }
   | { readonly type: 'text'; readonly field: FieldSpec; readonly test: 'equals' | 'contains'; readonly negate: boolean; readonly values: readonly string[] }
   | { readonly type: 'tags'; readonly test: 'equals' | 'contains'; readonly negate: boolean; readonly values: readonly string[] }
+  | { readonly type: 'collection'; readonly negate: boolean; readonly values: readonly number[] }
   | { readonly type: 'compare'; readonly field: FieldSpec; readonly op: '>' | '>=' | '<' | '<='; readonly value: number }
   | { readonly type: 'number'; readonly field: FieldSpec; readonly negate: boolean; readonly values: readonly number[]; readonly ranges: readonly (readonly [number, number])[] };
 
@@ -34,6 +35,12 @@ function bindCondition(c: Condition): Predicate {
   const field = FILTER_FIELDS[c.field];
   if (!field) throw new FilterError(`unknown field "${c.field}"; filterable fields: ${FIELD_NAMES.join(', ')}`, c.position);
   const negate = c.operator === ':!=';
+  if (field.kind === 'collection') {
+    if (c.operator !== ':=' && c.operator !== ':!=') {
+      throw new FilterError(`${c.field} is membership: use := or :!= with collection ids`, c.operatorPosition);
+    }
+    return { type: 'collection', negate, values: plainValues(c, 'a list of collection ids').map((v) => integer(v, c.field)) };
+  }
   if (field.kind !== 'number') {
     if (c.operator !== ':=' && c.operator !== ':!=' && c.operator !== ':') {
       throw new FilterError(`${c.operator} compares numbers; ${c.field} is text: use :=, :!= or :`, c.operatorPosition);

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Predicate } from './bind.js';
+import { KIND } from '../collections.js';
 import type { FieldSpec } from './fields.js';
 
 /**
@@ -67,6 +68,11 @@ export function predicateSql(p: Predicate): Condition {
       // "has a tag that ..." through the tags table; :!= is "has no tag that ...".
       const tagged = sql`SELECT t.doc_id FROM search_tags t WHERE ${textTest(sql.ref('t.tag_folded'), p.test, p.values)}`;
       return p.negate ? sql<SqlBool>`d.doc_id NOT IN (${tagged})` : sql<SqlBool>`d.doc_id IN (${tagged})`;
+    }
+    case 'collection': {
+      // Members are assets; their doc_id is asset_id * 4 + the assets' kind (collections.ts).
+      const members = sql`SELECT CAST(ca.asset_id AS BIGINT) * 4 + ${sql.lit(KIND.digital_assets)} FROM collection_assets ca WHERE ${oneOf(sql.ref('ca.collection_id'), p.values)}`;
+      return p.negate ? sql<SqlBool>`d.doc_id NOT IN (${members})` : sql<SqlBool>`d.doc_id IN (${members})`;
     }
   }
 }

@@ -1,5 +1,4 @@
 import { ref, watch, type Ref } from 'vue';
-import { catalogApi } from '../api/catalog';
 import { searchApi } from '../api/search';
 import type { SearchDocument } from '../api/types';
 import { searchRequest, type LibraryQuery } from '../search/filters';
@@ -8,7 +7,8 @@ import { errorText } from '../stores/toasts';
 /**
  * The library's assets through POST /search-engine/search (seed 4.1): the
  * query's text, filters, sort and page, narrowed to a folder or to the assets
- * of a collection.
+ * of a collection (the collection_id filter, so a collection of any size pages
+ * like the library).
  */
 export function useAssetSearch(query: Ref<LibraryQuery>, workspaceId: Ref<number | null>) {
   const docs = ref<SearchDocument[]>([]);
@@ -25,16 +25,7 @@ export function useAssetSearch(query: Ref<LibraryQuery>, workspaceId: Ref<number
     loading.value = true;
     error.value = null;
     try {
-      let ids: number[] | null = null;
-      if (query.value.collectionId !== null) {
-        ids = (await catalogApi.collection(query.value.collectionId)).asset_ids;
-        if (ids.length === 0) {
-          docs.value = [];
-          found.value = 0;
-          return;
-        }
-      }
-      const res = await searchApi.search(searchRequest(query.value, ws, ids), mine.signal);
+      const res = await searchApi.search(searchRequest(query.value, ws), mine.signal);
       const result = res.results[0];
       docs.value = result?.hits.map((h) => h.document) ?? [];
       found.value = result?.found ?? 0;

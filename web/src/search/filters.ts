@@ -52,7 +52,7 @@ const quote = (value: string) => `\`${value.replace(/`/g, '')}\``;
  * parentheses, joined with &&. Tags each get their own condition, so an
  * asset must carry every tag asked for; file types are any of.
  */
-export function assetFilter(query: LibraryQuery, assetIds: number[] | null = null): string {
+export function assetFilter(query: LibraryQuery): string {
   const conditions: string[] = [];
   if (query.fileTypes.length === 1) conditions.push(`file_type:=${query.fileTypes[0]}`);
   else if (query.fileTypes.length > 1) conditions.push(`file_type:=[${query.fileTypes.join(', ')}]`);
@@ -62,12 +62,12 @@ export function assetFilter(query: LibraryQuery, assetIds: number[] | null = nul
   if (query.visibility === 'private') conditions.push('visibility:!=0');
   if (query.modifiedSince !== null) conditions.push(`modified_at:>=${query.modifiedSince}`);
   if (query.folderId !== null) conditions.push(`folder_id:=${query.folderId}`);
-  if (assetIds !== null) conditions.push(`id:=[${assetIds.join(', ')}]`);
+  if (query.collectionId !== null) conditions.push(`collection_id:=${query.collectionId}`);
   return conditions.map((c) => `(${c})`).join(' && ');
 }
 
-export function searchRequest(query: LibraryQuery, workspaceId: number, assetIds: number[] | null = null): SearchRequest {
-  const filter = assetFilter(query, assetIds);
+export function searchRequest(query: LibraryQuery, workspaceId: number): SearchRequest {
+  const filter = assetFilter(query);
   return {
     request: { q: query.q.trim() || '*', collections: ['digital_assets'], sort_by: query.sort },
     ...(filter ? { filterQuery: { digital_assets: filter } } : {}),
