@@ -133,6 +133,14 @@ describe.skipIf(!hasChromium)('the library, in chromium', () => {
 
       await page.getByText('These uploads stopped when the page was closed').waitFor();
       await screenshot(page, 'library-interrupted');
+      // Another workspace does not list it (it would resume into the first one).
+      await page.getByLabel('Workspace', { exact: true }).selectOption({ label: '+ New workspace…' });
+      await page.getByLabel('Name').fill('Elsewhere');
+      await page.getByRole('button', { name: 'Create' }).click();
+      await expect.poll(() => page.getByLabel('Workspace', { exact: true }).evaluate((s: { selectedOptions: ArrayLike<{ text: string }> }) => s.selectedOptions[0]?.text.trim())).toBe('Elsewhere');
+      await expect(page.getByText('These uploads stopped').count()).resolves.toBe(0);
+      await page.getByLabel('Workspace', { exact: true }).selectOption(String(owner.workspaces[0]!.id));
+      await page.getByText('These uploads stopped when the page was closed').waitFor();
       const puts: string[] = [];
       page.on('request', (req) => {
         if (req.method() === 'PUT' && req.url().includes('/storage/parts/')) puts.push(req.url());
