@@ -30,7 +30,7 @@ const TABLES = [
      tokenize = 'unicode61 remove_diacritics 0', prefix = '1 2 3', content = '', contentless_delete = 1)`,
 ];
 
-/** scopeToken() in SQL: U+E000 (private use: a word character that no query word contains), 'w', workspace, 'k', kind. */
+/** The scope token (dialects/scope.ts) in SQL: U+E000 (private use: a word character that no query word contains), 'w', workspace, 'k', kind. */
 const scopeSql = (kind: number): string => `char(${SCOPE_MARK.codePointAt(0)}) || 'w' || r.workspace_id || 'k${kind}'`;
 
 const nested = (expr: string, chars: string): string =>
