@@ -74,6 +74,27 @@ export function fileTypeOf(mime: string | null | undefined): FileType {
   }
 }
 
+/** JavaScript MIME types (RFC 9239 and the legacy names browsers still execute). */
+const SCRIPTS = /^(text|application)\/(x-)?(javascript(1\.[0-5])?|ecmascript|jscript|livescript)$/;
+
+/**
+ * Types a browser may execute or render as a document in our origin: HTML, XHTML, SVG, any XML
+ * (XSLT can produce HTML) and JavaScript. Such files are only ever served as attachments.
+ */
+export function isActiveContent(mime: string | null | undefined): boolean {
+  const essence = (mime ?? '').split(';')[0]!.trim().toLowerCase();
+  return essence === 'text/html' || essence === 'text/xml' || essence === 'application/xml' || essence.endsWith('+xml') || SCRIPTS.test(essence);
+}
+
+/**
+ * Types served inline (shown in an <img>, <video>, <audio>): raster images, audio and video,
+ * never active content whatever its top-level type (image/svg+xml).
+ */
+export function rendersInline(mime: string | null | undefined): boolean {
+  const essence = (mime ?? '').split(';')[0]!.trim().toLowerCase();
+  return /^(image|audio|video)\/./.test(essence) && !isActiveContent(essence);
+}
+
 function isDimension(n: number | null | undefined): n is number {
   return typeof n === 'number' && Number.isFinite(n) && n > 0;
 }

@@ -1,5 +1,5 @@
 import type { DB } from '../db/database.js';
-import { orientationOf } from '../domain/file-types.js';
+import { fileTypeOf, orientationOf } from '../domain/file-types.js';
 
 /** SQL for an asset's life during an upload: key assignment, becoming ready, removal of an unfinished one. */
 
@@ -10,12 +10,12 @@ export async function setStorageKey(db: DB, assetId: number, key: string): Promi
 export async function markAssetReady(
   db: DB,
   assetId: number,
-  file: { file_size: number; width: number | null; height: number | null },
+  file: { mime_type: string; file_size: number; width: number | null; height: number | null },
   now: number,
 ): Promise<void> {
   await db
     .updateTable('assets')
-    .set({ ...file, orientation: orientationOf(file.width, file.height), status: 'ready', modified_at: now })
+    .set({ ...file, file_type: fileTypeOf(file.mime_type), orientation: orientationOf(file.width, file.height), status: 'ready', modified_at: now })
     .where('id', '=', assetId)
     .execute();
 }

@@ -43,8 +43,13 @@ export async function touchUploadSession(db: DB, id: string, now: number): Promi
   await db.updateTable('upload_sessions').set({ touched_at: now }).where('id', '=', id).execute();
 }
 
-export async function markUploadCompleted(db: DB, id: string, completion: string, now: number): Promise<void> {
-  await db.updateTable('upload_sessions').set({ completed_at: now, completion, touched_at: now }).where('id', '=', id).execute();
+/** `mimeType` is the file's sniffed type, which replaces the one claimed at start-upload. */
+export async function markUploadCompleted(db: DB, id: string, done: { completion: string; mimeType: string }, now: number): Promise<void> {
+  await db
+    .updateTable('upload_sessions')
+    .set({ completed_at: now, completion: done.completion, mime_type: done.mimeType, touched_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteUploadSession(db: DB, id: string): Promise<void> {

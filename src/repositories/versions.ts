@@ -112,7 +112,7 @@ export async function demoteCurrentVersion(db: DB, assetId: number, metadata: Re
 export async function markVersionCurrent(
   db: DB,
   id: number,
-  values: { number: number; file_size: number; width: number | null; height: number | null; metadata: Record<string, unknown> },
+  values: { number: number; mime_type: string; file_size: number; width: number | null; height: number | null; metadata: Record<string, unknown> },
 ): Promise<void> {
   await db
     .updateTable('asset_versions')

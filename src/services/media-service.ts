@@ -1,16 +1,10 @@
 import type { AppContext } from '../context.js';
+import { rendersInline } from '../domain/file-types.js';
 import { appError, notFound } from '../errors.js';
 import type { MediaKind, MediaLinks } from '../media/links.js';
 import * as versions from '../repositories/versions.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
-
-/** Types a browser may render from our origin: raster images, audio, video. SVG and HTML could run script. */
-function rendersInline(mimeType: string): boolean {
-  const type = mimeType.split(';')[0]!.trim().toLowerCase();
-  if (type === 'image/svg+xml') return false;
-  return type.startsWith('image/') || type.startsWith('video/') || type.startsWith('audio/');
-}
 
 /**
  * Serves the signed media URLs of versions (file, thumbnail, preview) without a bearer token:

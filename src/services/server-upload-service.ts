@@ -1,8 +1,10 @@
 import path from 'node:path';
 import type { AppContext } from '../context.js';
+import { uploadedFileName } from '../domain/file-names.js';
 import { appError } from '../errors.js';
 import type { SpooledFile } from '../http/multipart.js';
 import { probeImage } from '../media/probe.js';
+import { sniffFile } from '../media/sniff.js';
 import * as assets from '../repositories/assets.js';
 import * as lifecycle from '../repositories/asset-uploads.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
@@ -66,12 +68,13 @@ export class ServerUploadService {
     if (input.folder_id !== undefined && !(await folderExistsInWorkspace(this.ctx.db, input.workspaceId, input.folder_id))) {
       throw appError('VALIDATION_ERROR', `folder_id ${input.folder_id} is not a folder of workspace ${input.workspaceId}`, { field: 'folder_id' });
     }
-    const mimeType = input.file.mimetype || 'application/octet-stream';
+    // The part's Content-Type is only the client's claim: the bytes decide where they can (src/media/sniff.ts).
+    const mimeType = await sniffFile(input.file.path, input.file.mimetype);
     const dimensions = mimeType.startsWith('image/') ? await probeImage(input.file.path) : undefined;
     const asset = await assets.insertAsset(this.ctx.db, {
       workspace_id: input.workspaceId,
       folder_id: input.folder_id ?? null,
-      file_name: input.file.filename || 'untitled',
+      file_name: uploadedFileName(input.file.filename),
       display_file_name: input.display_file_name,
       mime_type: mimeType,
       file_size: input.file.size,
@@ -94,7 +97,7 @@ export class ServerUploadService {
     }
     await this.ctx.db.transaction().execute(async (trx) => {
       await lifecycle.setStorageKey(trx, asset.id, key);
-      const file = { file_size: input.file.size, width: asset.width, height: asset.height };
+      const file = { mime_type: mimeType, file_size: input.file.size, width: asset.width, height: asset.height };
       await lifecycle.markAssetReady(trx, asset.id, file, asset.created_at);
       await this.versions.promote(trx, version.id, file, { merge: {} });
     });

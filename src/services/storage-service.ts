@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
+import { uploadedFileName } from '../domain/file-names.js';
 import { appError, notFound } from '../errors.js';
 import { probeImage, PROBE_BYTES } from '../media/probe.js';
+import { SNIFF_BYTES, sniffType } from '../media/sniff.js';
 import * as assets from '../repositories/assets.js';
 import * as uploads from '../repositories/uploads.js';
 import * as lifecycle from '../repositories/asset-uploads.js';
@@ -97,7 +99,7 @@ export class StorageService {
     const asset = await assets.insertAsset(this.ctx.db, {
       workspace_id: input.workspaceId,
       folder_id: input.folderId ?? null,
-      file_name: input.fileName ?? 'untitled',
+      file_name: uploadedFileName(input.fileName),
       mime_type: input.fileType,
       file_size: 0,
       created_by: caller.name || caller.email,
@@ -141,7 +143,7 @@ export class StorageService {
     }
     const asset = await assets.findAsset(this.ctx.db, assetId);
     if (!asset || asset.workspace_id !== input.workspaceId || asset.status !== 'ready') throw notFound('Asset');
-    const file = { file_name: input.fileName ?? asset.file_name, mime_type: input.fileType, created_by: caller.name || caller.email };
+    const file = { file_name: uploadedFileName(input.fileName, asset.file_name), mime_type: input.fileType, created_by: caller.name || caller.email };
     const version = await this.versions.reserve(asset, file, false);
     let uploadId: string;
     try {
@@ -232,7 +234,11 @@ export class StorageService {
     return this.finishUpload(session, parts);
   }
 
-  /** After the object is whole: measure it, then flip the asset to 'ready' exactly once. */
+  /**
+   * After the object is whole: sniff its type from its first bytes (the claim made at start-upload
+   * is only a hint), measure it, then flip the asset to 'ready' exactly once, correcting the type
+   * recorded at start-upload on the asset, the version and the session in the same transaction.
+   */
   private async finishUpload(session: UploadSessionRow, parts: PartRef[]): Promise<CompleteAnswer> {
     const info = await this.store.head(session.storage_key).catch(storeFailure);
     if (!info) throw appError('UPLOAD_FAILED', 'The joined object is missing from storage');
@@ -241,9 +247,10 @@ export class StorageService {
       await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
       throw appError('UPLOAD_FAILED', `The file is ${info.size} bytes; the largest allowed is ${this.ctx.config.maxFileSize}`);
     }
-    const dimensions = session.mime_type.startsWith('image/') ? await this.probe(session.storage_key, info.size) : undefined;
+    const mimeType = await sniffType(await this.readHead(session.storage_key, info.size, SNIFF_BYTES), session.mime_type);
+    const dimensions = mimeType.startsWith('image/') ? await probeImage(await this.readHead(session.storage_key, info.size, PROBE_BYTES)) : undefined;
     const answer: CompleteAnswer = { success: true, location: this.location(session), key: session.storage_key };
-    const file = { file_size: info.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null };
+    const file = { mime_type: mimeType, file_size: info.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null };
     const result = await this.ctx.db.transaction().execute(async (trx) => {
       await this.ctx.database.support.lockRow(trx, 'assets', session.asset_id);
       const current = await uploads.findUploadSessionById(trx, session.id);
@@ -255,7 +262,7 @@ export class StorageService {
       // seed 3, 9: the uploaded file becomes the current version, labelled under the asset's lock.
       if (current.version_id !== null) await this.versions.promote(trx, current.version_id, file, { merge: {} });
       const completion: Completion = { parts, answer };
-      await uploads.markUploadCompleted(trx, session.id, JSON.stringify(completion), now);
+      await uploads.markUploadCompleted(trx, session.id, { completion: JSON.stringify(completion), mimeType }, now);
       return answer;
     });
     this.versions.notify();
@@ -409,10 +416,11 @@ export class StorageService {
     return total;
   }
 
-  private async probe(key: string, size: number): Promise<{ width: number; height: number } | undefined> {
-    if (size === 0) return undefined;
-    const body = await this.store.read(key, { start: 0, end: Math.min(size, PROBE_BYTES) - 1 }).catch(storeFailure);
-    return probeImage(await readAll(body.stream));
+  /** The first `bytes` bytes of an object of `size` bytes, by a range read (both stores). */
+  private async readHead(key: string, size: number, bytes: number): Promise<Buffer> {
+    if (size === 0) return Buffer.alloc(0);
+    const body = await this.store.read(key, { start: 0, end: Math.min(size, bytes) - 1 }).catch(storeFailure);
+    return readAll(body.stream);
   }
 
   private location(session: UploadSessionRow): string {

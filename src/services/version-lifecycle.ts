@@ -8,7 +8,9 @@ import { deleteUploadingAsset } from '../repositories/asset-uploads.js';
 import * as versions from '../repositories/versions.js';
 import { assetKey, versionKey } from '../storage/keys.js';
 
+/** The facts of a stored file; `mime_type` is its final (sniffed) type, which replaces the one reserved with. */
 export interface VersionFile {
+  mime_type: string;
   file_size: number;
   width: number | null;
   height: number | null;
@@ -57,8 +59,9 @@ export class VersionLifecycle {
 
   /**
    * Inside the caller's transaction: under the asset's row lock, gives the version the next
-   * label (seed 9), makes it the one current version (seed 3), lets the asset's file facts
-   * follow it and queues its renditions in the same commit. Call `notify()` after the commit.
+   * label (seed 9), makes it the one current version (seed 3) with its final file facts (its
+   * sniffed type replaces the claim it was reserved with), lets the asset's file facts follow it
+   * and queues its renditions (made for that type) in the same commit. Call `notify()` after the commit.
    */
   async promote(trx: DB, versionId: number, file: VersionFile, metadata: MetadataChange): Promise<versions.VersionRecord> {
     const reserved = await versions.findVersion(trx, versionId);
