@@ -178,6 +178,8 @@ const db = new Kysely({ dialect: handle.support.kyselyDialect, log: (e) => e.lev
 const config = loadConfig({
   NODE_ENV: 'production', DAM_DATA_DIR: opts.dir, DATABASE_URL: target.url, DAM_JWT_SECRET: 'bench-search-secret-bench-search-secret-0123',
   DAM_ALLOW_REGISTRATION: 'true', LOG_LEVEL: 'warn', DAM_JOB_CONCURRENCY: '0', DAM_LOGIN_RATE_LIMIT: '1000', HOST: '127.0.0.1', PORT: '0',
+  // One user sends every query: the per-user rate limit must not shape the measurement.
+  DAM_USER_RATE_LIMIT: '100000000',
 });
 const app = await buildApp(config, { database: { ...handle, db }, logger: false });
 await app.listen({ port: 0, host: '127.0.0.1' });

@@ -28,6 +28,9 @@ export interface AppConfig {
   /** Attempts per window for the login rate limit, per address and per account. */
   readonly loginRateLimit: number;
   readonly loginRateWindowMs: number;
+  /** Requests per window for each authenticated user (routes not marked public), in this process. */
+  readonly userRateLimit: number;
+  readonly userRateWindowMs: number;
   readonly storage: StorageConfig;
   /** Absolute base URL clients reach this server at; local part-upload URLs are built on it. */
   readonly publicUrl: string;
@@ -195,6 +198,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: trustProxyVar(env.DAM_TRUST_PROXY),
     loginRateLimit: intVar(env, 'DAM_LOGIN_RATE_LIMIT', 10, 1),
     loginRateWindowMs: intVar(env, 'DAM_LOGIN_RATE_WINDOW', 15 * 60, 1) * 1000,
+    userRateLimit: intVar(env, 'DAM_USER_RATE_LIMIT', 1200, 1),
+    userRateWindowMs: intVar(env, 'DAM_USER_RATE_WINDOW', 60, 1) * 1000,
     storage: storageConfig(env),
     publicUrl,
     uploadTtl: intVar(env, 'DAM_UPLOAD_TTL', 24 * 3600, 60),

@@ -37,6 +37,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       loginRateLimit: 10,
       loginRateWindowMs: 15 * 60 * 1000,
+      userRateLimit: 1200,
+      userRateWindowMs: 60_000,
     });
     expect(path.isAbsolute(config.dataDir)).toBe(true);
     expect(Object.isFrozen(config)).toBe(true);
@@ -59,6 +61,8 @@ describe('loadConfig', () => {
         LOG_LEVEL: 'debug',
         DAM_LOGIN_RATE_LIMIT: '5',
         DAM_LOGIN_RATE_WINDOW: '60',
+        DAM_USER_RATE_LIMIT: '300',
+        DAM_USER_RATE_WINDOW: '10',
       }),
     );
     expect(config).toMatchObject({
@@ -70,6 +74,8 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       loginRateLimit: 5,
       loginRateWindowMs: 60_000,
+      userRateLimit: 300,
+      userRateWindowMs: 10_000,
     });
   });
 

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppConfig } from '../config.js';
-import { appError } from '../errors.js';
-import { Envelope, ErrorBody, ok } from '../http/schemas.js';
+import { SIGN_IN_LIMIT, type SignInLimits } from '../http/rate-limits.js';
+import { Envelope, ErrorBody, PlainName, ok } from '../http/schemas.js';
 import type { AuthService } from '../services/auth-service.js';
 import { UserSchema, WorkspaceItem } from './workspace-schemas.js';
 
@@ -12,43 +10,22 @@ const Password = Type.String({ minLength: 8, maxLength: 200 });
 
 const AuthResult = Type.Object({ user: UserSchema, token: Type.String(), workspaces: Type.Array(WorkspaceItem) });
 
-export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: AppConfig }> = async (app, { auth, config }) => {
-  // Login is limited per client address and per account; the store is in-process
-  // (several API processes each keep their own count).
-  const ipRateLimit = () =>
-    app.rateLimit({
-      max: config.loginRateLimit,
-      timeWindow: config.loginRateWindowMs,
-      keyGenerator: (req) => `ip:${req.ip}`,
-      errorResponseBuilder: () => appError('RATE_LIMITED', 'Too many login attempts, try again later'),
-    });
-  // A `rateLimit` handler runs at most once per request (the plugin marks the request),
-  // so a second one on the same route is silently skipped: the per-account limit is
-  // counted with `createRateLimit`, which has no such guard.
-  const accountLimiter = app.createRateLimit({
-    max: config.loginRateLimit,
-    timeWindow: config.loginRateWindowMs,
-    keyGenerator: (req) => `account:${String((req.body as { email?: unknown })?.email).toLowerCase()}`,
-  });
-  const accountRateLimit = async (request: FastifyRequest): Promise<void> => {
-    const result = await accountLimiter(request);
-    // `isAllowed` only reports the allow list; `isExceeded` is the limit.
-    if (!result.isAllowed && result.isExceeded) throw appError('RATE_LIMITED', 'Too many login attempts, try again later');
-  };
-
+export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: SignInLimits }> = async (app, { auth, limits }) => {
   app.post(
     '/auth/register',
     {
       config: { public: true },
-      preHandler: ipRateLimit(),
+      // One count per address with login and the social callback (src/http/rate-limits.ts).
+      preHandler: limits.address,
       schema: {
         tags: ['auth'],
         summary: 'Create an account',
         description:
           'Open while the instance has no user (the first becomes instance admin) or when DAM_ALLOW_REGISTRATION=true. ' +
-          'Every new user gets a personal workspace in which they are admin.',
-        body: Type.Object({ email: Email, password: Password, name: Type.String({ minLength: 1, maxLength: 200 }) }),
-        response: { 201: AuthResult, 403: ErrorBody, 409: ErrorBody },
+          'Every new user gets a personal workspace in which they are admin. ' +
+          SIGN_IN_LIMIT,
+        body: Type.Object({ email: Email, password: Password, name: PlainName(200) }),
+        response: { 201: AuthResult, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody },
       },
     },
     async (request, reply) => {
@@ -61,10 +38,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
     '/auth/login',
     {
       config: { public: true },
-      preHandler: [ipRateLimit(), accountRateLimit],
+      preHandler: [limits.address, limits.account],
       schema: {
         tags: ['auth'],
         summary: 'Sign in with e-mail and password',
+        description: `${SIGN_IN_LIMIT} Login also counts per account (its e-mail), whatever the address.`,
         body: Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: { 200: AuthResult, 401: ErrorBody, 429: ErrorBody },
       },

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppConfig } from '../config.js';
-import { appError } from '../errors.js';
+import { SIGN_IN_LIMIT, type SignInLimits } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { SocialAuthService } from '../services/social-auth-service.js';
 import { UserSchema, WorkspaceItem } from './workspace-schemas.js';
@@ -20,9 +19,9 @@ const SocialConfig = Type.Object({
 });
 
 /** seed 4.4: the social-login callback, and what a client needs to start the provider's sign-in. */
-export const socialAuthRoutes: FastifyPluginAsyncTypebox<{ social: SocialAuthService; config: AppConfig }> = async (
+export const socialAuthRoutes: FastifyPluginAsyncTypebox<{ social: SocialAuthService; limits: SignInLimits }> = async (
   app,
-  { social, config },
+  { social, limits },
 ) => {
   const tags = ['auth'];
 
@@ -39,12 +38,8 @@ export const socialAuthRoutes: FastifyPluginAsyncTypebox<{ social: SocialAuthSer
     '/auth/social/callback',
     {
       config: { public: true },
-      preHandler: app.rateLimit({
-        max: config.loginRateLimit,
-        timeWindow: config.loginRateWindowMs,
-        keyGenerator: (req) => `social:${req.ip}`,
-        errorResponseBuilder: () => appError('RATE_LIMITED', 'Too many sign-in attempts, try again later'),
-      }),
+      // One count per address with login and registration (src/http/rate-limits.ts).
+      preHandler: limits.address,
       schema: {
         tags,
         summary: "Exchange an identity provider's access token for a session (seed 4.4)",
@@ -53,7 +48,8 @@ export const socialAuthRoutes: FastifyPluginAsyncTypebox<{ social: SocialAuthSer
           'userinfo). The user is found by the provider account; else a verified e-mail of an existing account links to it; ' +
           'else a user is created with a personal workspace (only while registration is open, as for /auth/register). ' +
           'A provider token is accepted once (seed 5.4): again, 401. Invalid, expired or wrong-audience token: 401 ' +
-          'SOCIAL_TOKEN_INVALID. Unverified e-mail: 403. Provider unreachable: 502 PROVIDER_ERROR.',
+          'SOCIAL_TOKEN_INVALID. Unverified e-mail: 403. Provider unreachable: 502 PROVIDER_ERROR. ' +
+          SIGN_IN_LIMIT,
         body: Type.Object({ access_token: Type.String({ minLength: 1, maxLength: 4096 }), provider: Provider }),
         response: { 200: AuthResult, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody, 502: ErrorBody },
       },

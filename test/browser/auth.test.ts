@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchBrowser, newPage, registerApi, screenshot, startBrowserApp, type BrowserApp } from './harness.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchBrowser, newPage, registerApi, screenshot, startBrowserApp, takePolicyViolations, type BrowserApp } from './harness.js';
 
 describe.skipIf(!hasChromium)('signing in, in chromium', () => {
   let browser: Browser;
@@ -13,6 +13,10 @@ describe.skipIf(!hasChromium)('signing in, in chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await env?.close();
+  });
+  // Every flow runs under the server's Content-Security-Policy (src/http/security-headers.ts).
+  afterEach(() => {
+    expect(takePolicyViolations()).toEqual([]);
   });
 
   it('registers, signs out and signs in again with the keyboard', async () => {

@@ -48,8 +48,36 @@ export async function startBrowserApp(): Promise<BrowserApp> {
   };
 }
 
+/** Content-Security-Policy violations seen by every page of this file (see watchPolicy). */
+const violations: string[] = [];
+
+/** The violations since the last call (test files assert none after each test). */
+export function takePolicyViolations(): string[] {
+  return violations.splice(0);
+}
+
+/**
+ * Records CSP violations of every page of the context: the `securitypolicyviolation` events
+ * (reported to the test through a binding) and the console's "Refused to ..." messages.
+ */
+async function watchPolicy(context: BrowserContext): Promise<void> {
+  await context.exposeBinding('__damPolicyViolation', (_source, text: string) => {
+    violations.push(text);
+  });
+  // Runs in the page (written as source: this file is type-checked without the DOM library).
+  await context.addInitScript({
+    content: `document.addEventListener('securitypolicyviolation', (e) => {
+      window.__damPolicyViolation(e.effectiveDirective + ' blocked ' + (e.blockedURI || 'inline') + ' in ' + e.documentURI);
+    });`,
+  });
+  context.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(`console: ${message.text()}`);
+  });
+}
+
 export async function newPage(browser: Browser, options: { width?: number; height?: number } = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 820 }, locale: 'en-GB' });
+  await watchPolicy(context);
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return { context, page };

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   hasChromium,
   launchBrowser,
@@ -11,6 +11,7 @@ import {
   screenshot,
   signedInPage,
   startBrowserApp,
+  takePolicyViolations,
   uploadApi,
   type BrowserApp,
   type Session,
@@ -47,6 +48,10 @@ describe.skipIf(!hasChromium)('the library, in chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await env?.close();
+  });
+  // Every flow runs under the server's Content-Security-Policy (src/http/security-headers.ts).
+  afterEach(() => {
+    expect(takePolicyViolations()).toEqual([]);
   });
 
   it('uploads a dropped 12 MiB file straight to storage with progress, retrying a failed part, and shows it in the grid', async () => {

@@ -20,6 +20,9 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     trustProxy: true,
     loginRateLimit: 1000,
     loginRateWindowMs: 60_000,
+    // High enough that no other test meets it; test/rate-limits.test.ts sets a small one.
+    userRateLimit: 1_000_000,
+    userRateWindowMs: 60_000,
     storage: { kind: 'local' } as const,
     publicUrl: 'http://127.0.0.1:0',
     uploadTtl: 24 * 3600,

@@ -1,0 +1,87 @@
+import helmet from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
+import type { AppConfig, StorageConfig } from '../config.js';
+
+/** A bucket name that S3 clients put in the host name (virtual-hosted style). */
+const DNS_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/**
+ * Where a browser PUTs presigned parts on S3 (seed 4.3): the endpoint's origin (path-style
+ * addressing) and the bucket's own host under it (virtual-hosted style, which the AWS SDK
+ * uses whenever the bucket name allows). Both are allowed: which one a URL uses depends on
+ * DAM_S3_FORCE_PATH_STYLE and the bucket name, and both are the operator's store.
+ */
+export function s3BrowserOrigins(storage: StorageConfig): string[] {
+  if (storage.kind !== 's3') return [];
+  const endpoint = new URL(storage.endpoint ?? `https://s3.${storage.region}.amazonaws.com`);
+  const origins = [endpoint.origin];
+  if (DNS_BUCKET.test(storage.bucket)) origins.push(`${endpoint.protocol}//${storage.bucket}.${endpoint.host}`);
+  return origins;
+}
+
+/**
+ * The Content-Security-Policy of every answer, written for the web client (web/, a Vite build):
+ * scripts and styles only from files of our origin (no inline code; Vue's `:style` bindings
+ * go through the CSSOM, which CSP does not restrict), images and media from our origin, the
+ * public URL (signed media URLs are built on it) and blob: (the client shows fetched files
+ * as object URLs), data: images; fetches to our origin, the public URL (the local store's
+ * part PUTs) and the S3 bucket (S3 part PUTs). Google sign-in is a navigation, which CSP
+ * does not govern. No framing at all. upgrade-insecure-requests only behind https: on a plain
+ * http instance (a LAN box) it would send every request to a port that does not answer.
+ */
+export function webClientCsp(config: AppConfig): Record<string, string[]> {
+  const self = ["'self'", new URL(config.publicUrl).origin];
+  const directives: Record<string, string[]> = {
+    'default-src': ["'self'"],
+    'base-uri': ["'self'"],
+    'script-src': ["'self'"],
+    'script-src-attr': ["'none'"],
+    'style-src': ["'self'"],
+    'img-src': [...self, 'blob:', 'data:'],
+    'media-src': [...self, 'blob:'],
+    'font-src': ["'self'", 'data:'],
+    'connect-src': [...self, ...s3BrowserOrigins(config.storage)],
+    'object-src': ["'none'"],
+    'frame-ancestors': ["'none'"],
+    'form-action': ["'self'"],
+  };
+  if (config.publicUrl.startsWith('https://')) directives['upgrade-insecure-requests'] = [];
+  return directives;
+}
+
+/**
+ * The API docs (/docs, @fastify/swagger-ui, passed as its `staticCSP`): the web client's policy
+ * plus inline styles, as Swagger UI inserts a <style> element (its scripts are files of ours).
+ */
+export function docsCsp(config: AppConfig): Record<string, string[]> {
+  const directives = webClientCsp(config);
+  return { ...directives, 'style-src': ["'self'", "'unsafe-inline'"] };
+}
+
+/**
+ * Security headers on every answer (@fastify/helmet), registered before the auth hook so
+ * that 401s carry them too. A route may set a stricter header of its own (the signed media
+ * URLs answer `default-src 'none'; sandbox`): Fastify's headers win over helmet's.
+ * - Referrer-Policy: no-referrer everywhere, as the client's pages already say: URLs here
+ *   carry credentials (signed media and part URLs, /social-login?access_token=), and no
+ *   feature needs a Referer, same-origin included.
+ * - X-Frame-Options: DENY with CSP frame-ancestors 'none': nothing of ours is framed.
+ * - Cross-Origin-Resource-Policy: cross-origin: the API is open to any origin (seed 1 CORS)
+ *   and signed media URLs are meant for <img>/<video> on other sites; same-origin would block those.
+ * - Cross-Origin-Embedder-Policy: off (it would stop the client embedding anything without CORP).
+ * - Cross-Origin-Opener-Policy: same-origin: Google sign-in is a full-page redirect, no popup.
+ * - Strict-Transport-Security: only when DAM_PUBLIC_URL is https (a year; no includeSubDomains
+ *   or preload: the parent domain's policy is the operator's to choose).
+ */
+export async function registerSecurityHeaders(app: FastifyInstance, config: AppConfig): Promise<void> {
+  const https = config.publicUrl.startsWith('https://');
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: webClientCsp(config) },
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+    crossOriginEmbedderPolicy: false,
+    crossOriginOpenerPolicy: { policy: 'same-origin' },
+    referrerPolicy: { policy: 'no-referrer' },
+    strictTransportSecurity: https ? { maxAge: 365 * 24 * 3600, includeSubDomains: false } : false,
+    xFrameOptions: { action: 'deny' },
+  });
+}
