@@ -22,8 +22,12 @@ export const ERRORS = {
   EMAIL_TAKEN: { status: 409, message: 'An account with this e-mail already exists' },
   LAST_ADMIN: { status: 409, message: 'A workspace must keep at least one admin' },
   NOT_EMPTY: { status: 409, message: 'The folder is not empty' },
+  /** Idempotency-Key: the first request with this key is still running (answered with Retry-After). */
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still being processed; retry later' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
+  /** Idempotency-Key: the key was first used for another request (operation, path or body). */
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was already used for a different request' },
   RATE_LIMITED: { status: 429, message: 'Too many requests, try again later' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range is not satisfiable' },
   /** seed 7.1: 400 for a bad parts list; a failure of our own while merging is a 500 with the same code. */

@@ -7,12 +7,14 @@ const INTERVAL_MS = 60_000;
 
 /**
  * Periodic clean-up that needs no queue: expired sessions, abandoned uploads,
- * objects of deleted rows. Runs every minute in every process; each step is idempotent, so several
- * API processes may run it at once.
+ * objects of deleted rows, idempotency keys past their 24 hours. Runs every
+ * minute in every process; each step is idempotent, so several API processes
+ * may run it at once.
  */
 export function startHousekeeping(app: FastifyInstance, ctx: AppContext, services: Services): void {
   const run = async () => {
     await deleteExpiredSessions(ctx.db, ctx.now());
+    await services.idempotency.deleteExpired();
     await services.storage.sweepStaleUploads();
     await services.storage.drainObjectDeletions();
   };

@@ -6,6 +6,7 @@ import * as m0002 from './migrations/0002_uploads.js';
 import * as m0003 from './migrations/0003_search.js';
 import * as m0004 from './migrations/0004_versions.js';
 import * as m0005 from './migrations/0005_social.js';
+import * as m0006 from './migrations/0006_idempotency.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0003_search': m0003,
   '0004_versions': m0004,
   '0005_social': m0005,
+  '0006_idempotency': m0006,
 };
 
 class ListProvider implements MigrationProvider {

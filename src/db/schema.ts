@@ -198,6 +198,21 @@ export interface SocialUsedTokensTable {
   expires_at: number;
 }
 
+/** Idempotency-Key (migration 0006): a user's key, its request's fingerprint and, once answered, the answer. */
+export interface IdempotencyKeysTable {
+  user_id: number;
+  idempotency_key: string;
+  /** SHA-256 (hex) of method, route, path params, query and body (file parts by their bytes). */
+  fingerprint: string;
+  /** Random per claim, so only the request that claimed the key records or releases it. */
+  claim_id: string;
+  created_at: number;
+  /** null while the first request is still running. */
+  status_code: number | null;
+  content_type: string | null;
+  response_body: string | null;
+}
+
 export interface SettingsTable {
   name: string;
   value: string;
@@ -218,6 +233,7 @@ export interface Database {
   object_deletions: ObjectDeletionsTable;
   user_identities: UserIdentitiesTable;
   social_used_tokens: SocialUsedTokensTable;
+  idempotency_keys: IdempotencyKeysTable;
   asset_versions: AssetVersionsTable;
   version_renditions: VersionRenditionsTable;
   jobs: JobsTable;
@@ -230,6 +246,7 @@ export type UploadSessionRow = Selectable<UploadSessionsTable>;
 export type AssetVersionRow = Selectable<AssetVersionsTable>;
 export type RenditionRow = Selectable<VersionRenditionsTable>;
 export type JobRow = Selectable<JobsTable>;
+export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;
 
 export type UserRow = Selectable<UsersTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;

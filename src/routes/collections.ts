@@ -23,6 +23,7 @@ export const collectionRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogSe
   app.post(
     '/dam/collections',
     {
+      config: { idempotent: true },
       schema: {
         tags,
         summary: 'Create a collection (managers and admins)',

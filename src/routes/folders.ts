@@ -25,6 +25,7 @@ export const folderRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogServic
   app.post(
     '/dam/folders',
     {
+      config: { idempotent: true },
       schema: {
         tags,
         summary: 'Create a folder (managers and admins)',

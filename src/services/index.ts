@@ -15,6 +15,7 @@ import { VersionService } from './version-service.js';
 import { RenditionService } from './rendition-service.js';
 import { MediaService } from './media-service.js';
 import { JobAdminService } from './job-admin-service.js';
+import { IdempotencyService } from './idempotency-service.js';
 
 /** Every service of the app, built once per app with explicit dependencies. */
 export interface Services {
@@ -30,6 +31,7 @@ export interface Services {
   renditions: RenditionService;
   media: MediaService;
   jobAdmin: JobAdminService;
+  idempotency: IdempotencyService;
 }
 
 export function buildServices(ctx: AppContext): Services {
@@ -52,5 +54,6 @@ export function buildServices(ctx: AppContext): Services {
     renditions: new RenditionService(ctx, store),
     media: new MediaService(ctx, store, links),
     jobAdmin: new JobAdminService(ctx),
+    idempotency: new IdempotencyService(ctx),
   };
 }

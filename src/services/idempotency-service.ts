@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { appError } from '../errors.js';
+import * as keys from '../repositories/idempotency.js';
+
+/** How long a key answers its first answer again (Stripe's 24 hours). */
+export const IDEMPOTENCY_TTL = 24 * 3600;
+/**
+ * An unanswered claim older than this is taken to be from a process that died mid-request:
+ * the key may be claimed again rather than answer 409 for a day. Far above any request's
+ * duration (files are spooled before the claim; the longest step left is streaming one to the store).
+ */
+export const ABANDONED_CLAIM_AFTER = 3600;
+/** Seconds a client is told to wait (Retry-After) while the first request with its key runs. */
+export const IN_USE_RETRY_AFTER = 1;
+
+export interface Claim {
+  userId: number;
+  key: string;
+  claimId: string;
+}
+
+export type Outcome = { kind: 'claimed'; claim: Claim } | { kind: 'replay'; answer: keys.StoredAnswer } | { kind: 'in-use' };
+
+/**
+ * Idempotency-Key (issue #10, after Stripe and the IETF draft "The Idempotency-Key HTTP Header
+ * Field"): per user, one key stands for one request. The first request claims the key and its
+ * answer is kept 24 hours; the same request again gets that answer, a different one a 422.
+ */
+export class IdempotencyService {
+  constructor(private readonly ctx: AppContext) {}
+
+  async begin(userId: number, key: string, fingerprint: string): Promise<Outcome> {
+    const now = this.ctx.now();
+    await keys.deleteStaleKey(this.ctx.db, userId, key, now - IDEMPOTENCY_TTL, now - ABANDONED_CLAIM_AFTER);
+    // A row seen as taken may be released (a 5xx) before it is read: then claim again.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const claim = { userId, key, claimId: randomBytes(12).toString('hex') };
+      if (await keys.claimKey(this.ctx.db, { ...claim, fingerprint, now })) return { kind: 'claimed', claim };
+      const row = await keys.findKey(this.ctx.db, userId, key);
+      if (!row) continue;
+      if (row.fingerprint !== fingerprint) {
+        throw appError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request (another operation, path or body)');
+      }
+      if (row.status_code === null || row.response_body === null) return { kind: 'in-use' };
+      return { kind: 'replay', answer: { statusCode: row.status_code, contentType: row.content_type, body: row.response_body } };
+    }
+    return { kind: 'in-use' };
+  }
+
+  /** Keeps the first answer for replays. */
+  finish(claim: Claim, answer: keys.StoredAnswer): Promise<void> {
+    return keys.recordAnswer(this.ctx.db, claim.userId, claim.key, claim.claimId, answer);
+  }
+
+  /** Frees the key so that the client may retry (the request failed on our side). */
+  release(claim: Claim): Promise<void> {
+    return keys.releaseKey(this.ctx.db, claim.userId, claim.key, claim.claimId);
+  }
+
+  /** Housekeeping: keys past their 24 hours. */
+  deleteExpired(): Promise<void> {
+    return keys.deleteExpiredKeys(this.ctx.db, this.ctx.now() - IDEMPOTENCY_TTL);
+  }
+}
