@@ -6,9 +6,13 @@ import type { AppConfig } from './config.js';
 import { unixNow, type AppContext } from './context.js';
 import { openMigratedDatabase, type DatabaseHandle } from './db/database.js';
 import { installAuthHook } from './http/auth-hook.js';
+import { installIdempotency } from './http/idempotency.js';
 import { installErrorHandler } from './http/error-handler.js';
+import { refuseUndeclaredBodies, validatorCompiler } from './http/validation.js';
 import { loggerOptions } from './http/logging.js';
 import { corsDelegator } from './http/cors.js';
+import { installUserRateLimit, signInLimits } from './http/rate-limits.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { storageRoutes } from './routes/storage.js';
 import { storagePartRoutes } from './routes/storage-parts.js';
 import { serverUploadRoutes } from './routes/server-upload.js';
@@ -65,8 +69,11 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     logger: options.logger === false ? false : loggerOptions(config.logLevel),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // Long enough for every declared path parameter, so an overlong one is a 400 naming it rather than a bare 414.
+    routerOptions: { maxParamLength: 1024 },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  refuseUndeclaredBodies(app);
 
   if (!options.database) app.addHook('onClose', () => database.close());
   startHousekeeping(app, ctx, services);
@@ -80,16 +87,22 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const partCors = corsDelegator(services.storage.store.kind === 'local' ? () => services.storage.store.getCorsRules() : undefined);
   services.storage.onCorsChange = partCors.invalidate;
   await app.register(cors, { delegator: partCors.delegator });
+  await registerSecurityHeaders(app, config);
   await app.register(rateLimit, { global: false });
+  const limits = signInLimits(app, config);
   installErrorHandler(app, config.env === 'development');
   installAuthHook(app, services.auth);
+  // After the auth hook: counts per authenticated user.
+  installUserRateLimit(app, config);
+  // Keys are per user; claimed in a route-level preHandler, after every instance-level hook.
+  installIdempotency(app, services.idempotency);
   // Before every other route: it reserves their path prefixes from its SPA fallback.
   await registerWebClient(app, { webDir: options.webDir });
-  await registerOpenApi(app);
+  await registerOpenApi(app, config);
 
   await app.register(healthRoutes, { ctx });
-  await app.register(authRoutes, { auth: services.auth, config });
-  await app.register(socialAuthRoutes, { social: services.social, config });
+  await app.register(authRoutes, { auth: services.auth, limits });
+  await app.register(socialAuthRoutes, { social: services.social, limits });
   await app.register(workspaceRoutes, { services });
   await app.register(catalogRoutes, { services });
   await app.register(searchRoutes, { search: services.search });

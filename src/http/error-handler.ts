@@ -3,13 +3,25 @@ import { AppError, ERRORS, type ErrorCode } from '../errors.js';
 
 interface ValidationIssue {
   instancePath: string;
+  keyword?: string;
   message?: string;
   params: Record<string, unknown>;
 }
 
+/**
+ * The issue that says most: a value failing a union (`anyOf`) gets one issue per branch, and the
+ * first ("must be null") is rarely the point. Deepest path first, then an unknown or missing
+ * property over a type mismatch; the summary `anyOf` issue last.
+ */
+function mostSpecific(issues: ValidationIssue[]): ValidationIssue | undefined {
+  const rank = (i: ValidationIssue) =>
+    i.instancePath.split('/').length * 10 + (i.keyword === 'anyOf' ? 0 : i.params.additionalProperty !== undefined || i.params.missingProperty !== undefined ? 2 : 1);
+  return [...issues].sort((a, b) => rank(b) - rank(a))[0];
+}
+
 /** Turns Ajv's first issue into "body.email: must match format "email"", naming the field. */
 function describeValidation(context: string | undefined, issues: ValidationIssue[]): { message: string; field: string } {
-  const issue = issues[0];
+  const issue = mostSpecific(issues);
   const where = context ?? 'request';
   if (!issue) return { message: `${where} is invalid`, field: where };
   const path = issue.instancePath.split('/').filter(Boolean);
@@ -44,7 +56,7 @@ export function installErrorHandler(app: FastifyInstance, exposeStack: boolean):
       const issues = error.validation as ValidationIssue[];
       const { message, field } = describeValidation(error.validationContext, issues);
       // seed 7.1: a required parameter that is absent is MISSING_PARAMETER; any other invalid input VALIDATION_ERROR.
-      const code = typeof issues[0]?.params.missingProperty === 'string' ? 'MISSING_PARAMETER' : 'VALIDATION_ERROR';
+      const code = typeof mostSpecific(issues)?.params.missingProperty === 'string' ? 'MISSING_PARAMETER' : 'VALIDATION_ERROR';
       return reply.status(400).send({ error: message, code, field });
     }
     const status = error.statusCode ?? 500;

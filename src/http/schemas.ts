@@ -24,18 +24,40 @@ export const InternalErrorBody = Type.Object({ error: Type.String(), stack: Type
 
 export const SuccessFlag = Type.Object({ success: Type.Literal(true) });
 
+/** Ids are positive integers that JavaScript holds exactly (at most 2^53 - 1). */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+export const Id = (description?: string) => Type.Integer({ minimum: 1, maximum: MAX_ID, ...(description ? { description } : {}) });
+
 /** Positive integer id in a path segment (`/:id`). */
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'Numeric id' }) });
+export const IdParams = Type.Object({ id: Id('Numeric id') });
+
+/**
+ * A name people read (workspace, folder, collection, asset, tag, account): not blank, and free of control characters
+ * and bidirectional overrides (src/http/validation.ts, `x-plain-text`).
+ */
+export const PlainName = (maxLength: number, description = 'Not blank; no control or bidirectional-override characters') =>
+  Type.String({ minLength: 1, maxLength, pattern: '\\S', 'x-plain-text': true, description });
 
 export const Role = Type.Union([Type.Literal('viewer'), Type.Literal('manager'), Type.Literal('admin')], {
   description: 'viewer < manager < admin',
 });
 
-export const Visibility = Type.Integer({ minimum: 0, description: '0 = public, any other value = private' });
+/** Stored as a 32-bit integer on PostgreSQL; 0 and 1 are what clients use. */
+const visibilityOptions = { minimum: 0, maximum: 2_147_483_647, description: '0 = public, any other value (up to 2^31 - 1) = private' };
+export const Visibility = Type.Integer(visibilityOptions);
+/** Visibility of something being created: public unless said otherwise. */
+export const NewVisibility = Type.Integer({ ...visibilityOptions, default: 0 });
 
-export const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, uniqueItems: true });
+export const Tags = Type.Array(PlainName(100, 'A tag: not blank; no control or bidirectional-override characters'), {
+  maxItems: 100,
+  uniqueItems: true,
+});
+
+/** Pages past the last answer an empty list; the cap keeps offsets far inside what both databases take. */
+export const MAX_PAGE = 1_000_000;
+export const MAX_PER_PAGE = 250;
 
 export const Paging = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, default: 50 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: 50 })),
 };

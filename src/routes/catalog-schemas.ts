@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { FILE_TYPES, ORIENTATIONS } from '../domain/file-types.js';
-import { ErrorBody, Paging, Tags, Visibility } from '../http/schemas.js';
+import { METADATA_LIMITS } from '../http/json-limits.js';
+import { ErrorBody, Id as IdOf, NewVisibility, Paging, PlainName, Tags, Visibility } from '../http/schemas.js';
 
 /**
  * TypeBox schemas of the catalog (assets, folders, collections), declared once:
@@ -8,10 +9,15 @@ import { ErrorBody, Paging, Tags, Visibility } from '../http/schemas.js';
  * Storage, search and versions reuse AssetSchema / AssetView.
  */
 
-const Id = Type.Integer({ minimum: 1 });
+const Id = IdOf();
 const Unix = Type.Integer({ description: 'Unix seconds' });
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Not blank' });
-export const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form JSON object' });
+const Name = PlainName(200);
+export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description:
+    `Free-form JSON object: at most ${METADATA_LIMITS.maxDepth} levels deep, ${METADATA_LIMITS.maxKeys} keys and array items ` +
+    `in all, and ${METADATA_LIMITS.maxBytes / 1024} KiB as JSON`,
+  'x-json-limits': METADATA_LIMITS,
+});
 
 export const AssetSchema = Type.Object({
   id: Type.Integer(),
@@ -98,6 +104,10 @@ const FolderRef = (description: string) => Type.Union([Type.Literal('root'), Id]
 
 const strict = { additionalProperties: false } as const;
 
+/** Several lines of text: tabs and line breaks allowed, other control characters not. */
+const Description = (fallback?: string) =>
+  Type.String({ maxLength: 2000, 'x-plain-text': 'multiline', ...(fallback === undefined ? {} : { default: fallback }) });
+
 export const AssetListQuery = Type.Object(
   {
     workspaceId: Id,
@@ -109,7 +119,7 @@ export const AssetListQuery = Type.Object(
 
 export const AssetPatchBody = Type.Object(
   {
-    display_file_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' })),
+    display_file_name: Type.Optional(PlainName(255)),
     tags: Type.Optional(Tags),
     visibility: Type.Optional(Visibility),
     folder_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'null moves the asset out of any folder' })),
@@ -132,7 +142,7 @@ export const FolderCreateBody = Type.Object(
     workspace_id: Id,
     name: Name,
     parent_id: Type.Optional(Type.Union([Id, Type.Null()], { default: null, description: 'Omitted or null: top level' })),
-    visibility: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: '0 = public, any other value = private' })),
+    visibility: Type.Optional(NewVisibility),
     tags: Type.Optional(Tags),
   },
   strict,
@@ -159,8 +169,8 @@ export const CollectionCreateBody = Type.Object(
   {
     workspace_id: Id,
     name: Name,
-    description: Type.Optional(Type.String({ maxLength: 2000, default: '' })),
-    visibility: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: '0 = public, any other value = private' })),
+    description: Type.Optional(Description('')),
+    visibility: Type.Optional(NewVisibility),
     tags: Type.Optional(Tags),
   },
   strict,
@@ -169,7 +179,7 @@ export const CollectionCreateBody = Type.Object(
 export const CollectionPatchBody = Type.Object(
   {
     name: Type.Optional(Name),
-    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    description: Type.Optional(Description()),
     visibility: Type.Optional(Visibility),
     tags: Type.Optional(Tags),
   },

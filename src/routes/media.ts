@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { notFound } from '../errors.js';
-import { ErrorBody } from '../http/schemas.js';
+import { ErrorBody, Id } from '../http/schemas.js';
 import { iconSvg, isFileType } from '../media/icons.js';
 import type { MediaService } from '../services/media-service.js';
 
@@ -21,12 +21,14 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
         summary: 'A version\'s file, thumbnail or preview, by signed URL',
         description:
           'The URLs come from version objects and the preview endpoint; the signature covers the path and the expiry. ' +
-          'A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206.',
+          'A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206. ' +
+          'Served inline only for raster images, audio and video (by the recorded, sniffed type); HTML, SVG, XML and JavaScript, ' +
+          'and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP.',
         params: Type.Object({
-          id: Type.Integer({ minimum: 1 }),
+          id: Id('Version id'),
           kind: Type.Union([Type.Literal('file'), Type.Literal('thumbnail'), Type.Literal('preview')]),
         }),
-        querystring: Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) }),
+        querystring: Type.Object({ expires: Type.Optional(Type.String({ maxLength: 20 })), signature: Type.Optional(Type.String({ maxLength: 128 })) }),
         response: { 200: Type.Any(), 206: Type.Any(), 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 502: ErrorBody },
       },
     },
@@ -46,7 +48,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
       schema: {
         tags,
         summary: 'Generic icon of a file type (thumbnail of versions without a preview)',
-        params: Type.Object({ file: Type.String({ pattern: '^[a-z]+\\.svg$' }) }),
+        params: Type.Object({ file: Type.String({ pattern: '^[a-z]+\\.svg$', maxLength: 40 }) }),
         response: { 200: Type.String(), 404: ErrorBody },
       },
     },

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppConfig } from '../config.js';
 import { registerMultipartSpool, SpooledFileSchema } from '../http/multipart.js';
-import { Envelope, ErrorBody, ok, Visibility } from '../http/schemas.js';
+import { Envelope, ErrorBody, Id, ok, PlainName, Visibility } from '../http/schemas.js';
 import type { ServerUploadService } from '../services/server-upload-service.js';
 import { AssetSchema } from './catalog-schemas.js';
 
@@ -20,21 +20,25 @@ export const serverUploadRoutes: FastifyPluginAsyncTypebox<{ uploads: ServerUplo
   app.post(
     '/api/upload-asset',
     {
+      config: { idempotent: true },
       schema: {
         tags: ['storage'],
         summary: 'Upload a file through the server (managers and admins)',
         description:
           'multipart/form-data with one file part `file` and the fields `workspaceId` (required), `folder_id`, `tags` ' +
           '(a JSON array or a comma-separated list), `visibility` (0 public, other private) and `display_file_name`. ' +
-          'The file is streamed to the object store (never held in memory), at most DAM_MAX_FILE_SIZE bytes (413 above).',
+          'The file is streamed to the object store (never held in memory), at most DAM_MAX_FILE_SIZE bytes (413 above). ' +
+          'The part\'s Content-Type is a claim: the type sniffed from the file\'s first bytes is recorded where it is conclusive ' +
+          '(an MP4 sent as application/octet-stream is video/mp4), the claim otherwise. The part\'s filename keeps its base name ' +
+          'only, without control or bidirectional-formatting characters ("untitled" when nothing is left).',
         consumes: ['multipart/form-data'],
         body: Type.Object({
           file: SpooledFileSchema,
-          workspaceId: Type.Integer({ minimum: 1 }),
-          folder_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          workspaceId: Id('Workspace to upload into'),
+          folder_id: Type.Optional(Id('Folder to file the asset in')),
           tags: Type.Optional(Type.String({ maxLength: 20_000 })),
           visibility: Type.Optional(Visibility),
-          display_file_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+          display_file_name: Type.Optional(PlainName(255)),
         }),
         response: { 201: Envelope(AssetSchema), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 502: ErrorBody },
       },

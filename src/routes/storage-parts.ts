@@ -21,7 +21,7 @@ export const storagePartRoutes: FastifyPluginAsyncTypebox<{ storage: StorageServ
         summary: 'Upload one part to a presigned URL (local store)',
         description: 'Answers 200 with the part\'s ETag header (quoted MD5). A tampered, expired or mismatched signature is 403 and writes nothing.',
         params: Type.Object({ uploadId: Type.String({ minLength: 1, maxLength: 128 }), partNumber: Type.Integer({ minimum: 1, maximum: MAX_PARTS }) }),
-        querystring: Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) }),
+        querystring: Type.Object({ expires: Type.Optional(Type.String({ maxLength: 20 })), signature: Type.Optional(Type.String({ maxLength: 128 })) }),
         response: { 200: Type.String({ description: 'Empty body; the ETag header carries the part ETag' }), 403: ErrorBody, 404: ErrorBody },
       },
     },

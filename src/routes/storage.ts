@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ErrorBody } from '../http/schemas.js';
+import { ErrorBody, MAX_ID } from '../http/schemas.js';
 import type { StorageService } from '../services/storage-service.js';
 import { MAX_PARTS, PART_URL_TTL } from '../services/storage-service.js';
 
 // seed 2.3: identifiers are strings on the wire; digits are accepted as strings or numbers.
-const Id = (description: string) => Type.Integer({ minimum: 1, description });
+const Id = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_ID, description });
 const WorkspaceId = Id('Workspace identifier');
 const AssetId = Id('Asset identifier');
 const UploadId = Type.String({ minLength: 1, maxLength: 1024, description: 'Multipart upload identifier' });
@@ -61,7 +61,10 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
         summary: 'Start a multipart upload (managers and admins)',
         description:
           'Creates the asset (listed only once the upload completes) and a multipart upload for its key. ' +
-          'Optional `fileName` names the file (default "untitled"); optional `folderId` files it in a folder of the same workspace. ' +
+          'Optional `fileName` names the file (default "untitled"); only its base name is kept (`../../x/evil.png` and `C:\\x\\evil.png` ' +
+          'are `evil.png`), without control or bidirectional-formatting characters ("untitled" when nothing is left). ' +
+          '`fileType` is a claim: complete-upload records the type sniffed from the file\'s first bytes where it is conclusive. ' +
+          'Optional `folderId` files it in a folder of the same workspace. ' +
           'With `assetId` of a ready asset of the workspace, the upload is a new version of that asset instead (seed 9): ' +
           'the answer carries that assetId, the key is the version\'s own, and completing the upload makes the version current. ' +
           '`minPartSize` (beyond the seed) is the smallest size every part but the last must have for completion to succeed; ' +
@@ -70,7 +73,7 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
           workspaceId: WorkspaceId,
           fileType: MimeType,
           fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-          folderId: Type.Optional(Type.Integer({ minimum: 1 })),
+          folderId: Type.Optional(Id('Folder to file the asset in')),
           assetId: Type.Optional(Id('Existing asset to add a version to')),
         }),
         response: { 200: Type.Object({ uploadId: Type.String(), assetId: Type.Integer(), minPartSize: Type.Integer() }), ...errors },
@@ -96,13 +99,18 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
   app.post(
     '/storage/complete-upload',
     {
+      config: { idempotent: true },
       schema: {
         tags,
         summary: 'Join the uploaded parts into the object',
         description:
           'Parts must be listed in ascending PartNumber order with the ETags the part uploads returned; every part but the last ' +
           'must be at least DAM_MIN_PART_SIZE bytes (on S3 the provider enforces its own 5 MiB minimum). Completing again with the same parts returns the same answer; with other parts, 409. ' +
-          '`location` is the download URL of the object on this API.',
+          '`location` is the download URL of the object on this API. ' +
+          'The object\'s type is sniffed from its first bytes: where they are conclusive (PNG, JPEG, MP4, PDF, ZIP, …) that type ' +
+          'replaces the `fileType` claimed at start-upload on the asset and version (mime_type, file_type, dimensions, thumbnail); ' +
+          'otherwise (plain text, CSV, unknown formats) the claim stands. A claim that is a more precise member of a generic container ' +
+          'the bytes show (DOCX or EPUB for a ZIP, SVG for XML) stands too.',
         body: Type.Object({ uploadId: UploadId, assetId: AssetId, workspaceId: WorkspaceId, parts: Type.Array(Part, { maxItems: MAX_PARTS }) }),
         response: { 200: Type.Object({ success: Type.Boolean(), location: Type.String(), key: Type.String() }), ...errors },
       },
@@ -145,7 +153,9 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
       schema: {
         tags,
         summary: 'Download an object (any member)',
-        description: 'Streams the file as an attachment. A single `Range` is answered with 206; an unsatisfiable one with 416.',
+        description:
+          'Streams the file as an attachment (whatever its type: HTML or SVG is never rendered from this origin) with ' +
+          '`X-Content-Type-Options: nosniff` and its recorded type. A single `Range` is answered with 206; an unsatisfiable one with 416.',
         querystring: Type.Object({ key: Key, workspaceId: WorkspaceId }),
         response: { 200: Type.Any({ description: 'The file' }), 206: Type.Any({ description: 'Part of the file' }), ...errors, 416: ErrorBody },
       },

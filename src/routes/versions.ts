@@ -16,7 +16,7 @@ const tags = ['versions'];
 /** seed 4.5: any one file part, under any name (the seed leaves the name open; `file` is the usual one). */
 const UploadBody = Type.Object(
   { metadata: Type.Optional(Type.Union([Type.String({ maxLength: 64 * 1024 }), Metadata])) },
-  { additionalProperties: Type.Union([SpooledFileSchema, Type.String()]) },
+  { additionalProperties: Type.Union([SpooledFileSchema, Type.String({ maxLength: 64 * 1024 })]) },
 );
 
 function isSpooled(value: unknown, spoolDir: string): value is SpooledFile {
@@ -45,6 +45,7 @@ const versionUploadRoute: FastifyPluginAsyncTypebox<{ versions: VersionService; 
   app.post(
     '/dam/assets/:id/versions',
     {
+      config: { idempotent: true },
       schema: {
         tags,
         summary: 'Upload a new version of an asset (managers and admins)',
@@ -53,6 +54,8 @@ const versionUploadRoute: FastifyPluginAsyncTypebox<{ versions: VersionService; 
           'object merged into the current version\'s metadata. The new version gets the next label and becomes current; the ' +
           'previous current becomes history; the asset\'s file, name, size, type, dimensions and modified_at follow the new ' +
           'version; its thumbnail and preview are made by a background job (preview_status). At most DAM_MAX_FILE_SIZE bytes (413). ' +
+          'The type is sniffed from the file\'s first bytes where they are conclusive (the part\'s Content-Type otherwise); the ' +
+          'filename keeps its base name only, without control or bidirectional-formatting characters (the asset\'s name when nothing is left). ' +
           NOT_VISIBLE,
         consumes: ['multipart/form-data'],
         params: IdParams,
@@ -88,6 +91,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ versions: VersionService
   app.post(
     '/dam/versions/:id/restore',
     {
+      config: { idempotent: true },
       schema: {
         tags,
         summary: 'Restore a history version (managers and admins)',

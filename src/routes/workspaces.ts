@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Envelope, ErrorBody, IdParams, ok, Role } from '../http/schemas.js';
+import { Envelope, ErrorBody, Id, IdParams, ok, PlainName, Role } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
 import { WorkspaceItem } from './workspace-schemas.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Name = PlainName(200);
 const Workspace = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -19,7 +19,7 @@ const Member = Type.Object({
   role: Role,
   created_at: Type.Integer(),
 });
-const MemberParams = Type.Object({ id: Type.Integer({ minimum: 1 }), userId: Type.Integer({ minimum: 1 }) });
+const MemberParams = Type.Object({ id: Id('Workspace id'), userId: Id('User id') });
 const Deleted = Envelope(Type.Object({ id: Type.Integer() }));
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 
@@ -36,6 +36,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
   app.post(
     '/workspaces',
     {
+      config: { idempotent: true },
       schema: {
         tags,
         summary: 'Create a workspace; the creator is its admin',
@@ -95,7 +96,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
         tags,
         summary: 'Add an existing user by e-mail (admins)',
         params: IdParams,
-        body: Type.Object({ email: Type.String({ format: 'email' }), role: Role }),
+        body: Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }), role: Role }),
         response: { 201: Envelope(Member), ...errors },
       },
     },

@@ -38,10 +38,14 @@ const Filter = Type.String({
 
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number; past the end: no hits, found still counts' });
 const PerPage = Type.Integer({ minimum: 1, maximum: 250, default: 10 });
-const WorkspaceIdFilter = Type.String({
-  pattern: '^[1-9][0-9]{0,15}$',
-  description: 'One workspace id (as a string). Omitted: every workspace of the caller. A workspace the caller is not a member of is 404.',
-});
+const WorkspaceIdFilter = Type.Union(
+  [Type.String({ pattern: '^[1-9][0-9]{0,14}$', maxLength: 15 }), Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })],
+  {
+    description:
+      'One workspace id, as a string (the documented form) or a number. Omitted: every workspace of the caller. ' +
+      'A workspace the caller is not a member of is 404.',
+  },
+);
 
 export const SearchBody = Type.Object(
   {
@@ -93,7 +97,7 @@ export type HelperBody = Static<typeof HelperBody>;
 export const SuggestionsQuery = Type.Object(
   {
     q: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000]*$', description: 'Prefix, case-insensitive for ASCII letters' }),
-    workspaceId: Type.Optional(Type.Integer({ minimum: 1, description: 'Omitted: every workspace of the caller; not a member: 404' })),
+    workspaceId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Omitted: every workspace of the caller; not a member: 404' })),
   },
   strict,
 );

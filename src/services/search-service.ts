@@ -121,7 +121,7 @@ export class SearchService {
     return out.slice(0, SUGGESTIONS);
   }
 
-  private async run(caller: Caller, queries: CollectionQuery[], workspaceFilter: string | undefined): Promise<SearchResult[]> {
+  private async run(caller: Caller, queries: CollectionQuery[], workspaceFilter: string | number | undefined): Promise<SearchResult[]> {
     const planned = queries.map((query) => {
       const predicate = compileFilter(query.filter, query.filterField);
       return { query, words: queryWords(query.q), filter: predicate && predicateSql(predicate), required: requiredWords(predicate) };

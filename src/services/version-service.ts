@@ -1,9 +1,12 @@
 import type { AppContext } from '../context.js';
+import { uploadedFileName } from '../domain/file-names.js';
 import { fileTypeOf } from '../domain/file-types.js';
+import { METADATA_LIMITS, jsonLimitViolation } from '../http/json-limits.js';
 import { appError, notFound } from '../errors.js';
 import type { SpooledFile } from '../http/multipart.js';
 import type { MediaLinks } from '../media/links.js';
 import { probeImage } from '../media/probe.js';
+import { sniffFile } from '../media/sniff.js';
 import * as assets from '../repositories/assets.js';
 import * as deletions from '../repositories/object-deletions.js';
 import * as versions from '../repositories/versions.js';
@@ -35,6 +38,9 @@ export function parseMetadataField(raw: string | undefined): Record<string, unkn
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw appError('VALIDATION_ERROR', 'metadata must be a JSON object', { field: 'metadata' });
   }
+  // The same limits as a JSON body's metadata (PATCH /dam/assets/:id): the field is up to 64 KiB of text.
+  const problem = jsonLimitViolation(value, METADATA_LIMITS);
+  if (problem) throw appError('VALIDATION_ERROR', `metadata ${problem}`, { field: 'metadata' });
   return value as Record<string, unknown>;
 }
 
@@ -63,11 +69,12 @@ export class VersionService {
   async upload(caller: Caller, assetId: number, file: SpooledFile, metadataField: string | undefined): Promise<VersionView> {
     const asset = await this.loadAsset(caller, assetId, 'manager');
     const metadata = parseMetadataField(metadataField);
-    const mimeType = file.mimetype || 'application/octet-stream';
+    // The part's Content-Type is only the client's claim: the bytes decide where they can (src/media/sniff.ts).
+    const mimeType = await sniffFile(file.path, file.mimetype);
     const dimensions = mimeType.startsWith('image/') ? await probeImage(file.path) : undefined;
     const reserved = await this.lifecycle.reserve(
       asset,
-      { file_name: file.filename || asset.file_name, mime_type: mimeType, created_by: caller.name || caller.email },
+      { file_name: uploadedFileName(file.filename, asset.file_name), mime_type: mimeType, created_by: caller.name || caller.email },
       false,
     );
     try {
@@ -78,7 +85,7 @@ export class VersionService {
     }
     const promoted = await this.lifecycle.promoteNow(
       reserved.id,
-      { file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null },
+      { mime_type: mimeType, file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null },
       { merge: metadata },
     );
     return this.view({ ...promoted, thumbnail_key: null }, { ...asset, metadata: promoted.metadata });
@@ -103,7 +110,7 @@ export class VersionService {
     }
     await this.lifecycle.promoteNow(
       reserved.id,
-      { file_size: source.file_size, width: source.width, height: source.height },
+      { mime_type: source.mime_type, file_size: source.file_size, width: source.width, height: source.height },
       { replace: source.metadata },
     );
     const updated = await assets.findAsset(this.ctx.db, asset.id);
