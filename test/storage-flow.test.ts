@@ -210,6 +210,22 @@ describe.each(STORE_KINDS)('upload flow on the %s store', (kind) => {
     expect(Buffer.compare((await downloadRequest(t, owner, keyOf(ref), ref.workspaceId)).rawPayload, bytes)).toBe(0);
   });
 
+  it('complete-upload takes assetId and workspaceId as the strings of seed 2.3 or as numbers, nothing else', async () => {
+    const t = await app();
+    const owner = await registerUser(t);
+    const bytes = randomBytes(200);
+    const ref = await startUpload(t, owner);
+    const parts = await uploadParts(t, owner, ref, splitBytes(bytes, 100));
+    const complete = (assetId: unknown, workspaceId: unknown) =>
+      t.request({ method: 'POST', url: '/storage/complete-upload', token: owner.token, payload: { uploadId: ref.uploadId, assetId, workspaceId, parts } });
+    for (const [assetId, workspaceId] of [[`0x${ref.assetId.toString(16)}`, String(ref.workspaceId)], [ref.assetId, true], [String(ref.assetId), ` ${ref.workspaceId}`]]) {
+      expect((await complete(assetId, workspaceId)).statusCode).toBe(400);
+    }
+    const done = await complete(String(ref.assetId), String(ref.workspaceId));
+    expect(done.statusCode, done.body).toBe(200);
+    expect(Buffer.compare((await downloadRequest(t, owner, keyOf(ref), ref.workspaceId)).rawPayload, bytes)).toBe(0);
+  });
+
   // Local store only: s3rver answers a CompleteMultipartUpload of an upload it has already joined with
   // InternalError (a missing file) where S3 answers NoSuchUpload, which the service relies on here.
   // This test caught a local-store bug: a late call failed with UPLOAD_FAILED instead of the same answer.

@@ -28,6 +28,15 @@ export const SuccessFlag = Type.Object({ success: Type.Literal(true) });
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 export const Id = (description?: string) => Type.Integer({ minimum: 1, maximum: MAX_ID, ...(description ? { description } : {}) });
 
+/**
+ * An id in a JSON body where the seed's wire format is a string (seed 2.1 workspace_id_filter, 2.3 upload
+ * session values): decimal digits as a string, or a number. Declared as a union, so a JSON body still gets
+ * exactly its declared types; `wireId()` reads it as a number.
+ */
+export const WireId = (description: string) =>
+  Type.Union([Type.String({ pattern: '^[1-9][0-9]{0,14}$', maxLength: 15 }), Id()], { description: `${description}: a string of digits or a number` });
+export const wireId = (value: string | number): number => Number(value);
+
 /** Positive integer id in a path segment (`/:id`). */
 export const IdParams = Type.Object({ id: Id('Numeric id') });
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ErrorBody, MAX_ID } from '../http/schemas.js';
+import { ErrorBody, MAX_ID, WireId, wireId } from '../http/schemas.js';
 import type { StorageService } from '../services/storage-service.js';
 import { MAX_PARTS, PART_URL_TTL } from '../services/storage-service.js';
 
@@ -111,11 +111,21 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
           'replaces the `fileType` claimed at start-upload on the asset and version (mime_type, file_type, dimensions, thumbnail); ' +
           'otherwise (plain text, CSV, unknown formats) the claim stands. A claim that is a more precise member of a generic container ' +
           'the bytes show (DOCX or EPUB for a ZIP, SVG for XML) stands too.',
-        body: Type.Object({ uploadId: UploadId, assetId: AssetId, workspaceId: WorkspaceId, parts: Type.Array(Part, { maxItems: MAX_PARTS }) }),
+        body: Type.Object({
+          uploadId: UploadId,
+          assetId: WireId('Asset identifier'),
+          workspaceId: WireId('Workspace identifier'),
+          parts: Type.Array(Part, { maxItems: MAX_PARTS }),
+        }),
         response: { 200: Type.Object({ success: Type.Boolean(), location: Type.String(), key: Type.String() }), ...errors },
       },
     },
-    (req) => storage.completeUpload(req.caller, { uploadId: req.body.uploadId, assetId: req.body.assetId, workspaceId: req.body.workspaceId }, req.body.parts),
+    (req) =>
+      storage.completeUpload(
+        req.caller,
+        { uploadId: req.body.uploadId, assetId: wireId(req.body.assetId), workspaceId: wireId(req.body.workspaceId) },
+        req.body.parts,
+      ),
   );
 
   app.get(

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { WireId } from '../http/schemas.js';
 import { FIELD_NAMES } from './filter/index.js';
 
 /**
@@ -38,13 +39,8 @@ const Filter = Type.String({
 
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number; past the end: no hits, found still counts' });
 const PerPage = Type.Integer({ minimum: 1, maximum: 250, default: 10 });
-const WorkspaceIdFilter = Type.Union(
-  [Type.String({ pattern: '^[1-9][0-9]{0,14}$', maxLength: 15 }), Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })],
-  {
-    description:
-      'One workspace id, as a string (the documented form) or a number. Omitted: every workspace of the caller. ' +
-      'A workspace the caller is not a member of is 404.',
-  },
+const WorkspaceIdFilter = WireId(
+  'One workspace id. Omitted: every workspace of the caller. A workspace the caller is not a member of is 404',
 );
 
 export const SearchBody = Type.Object(
