@@ -28,9 +28,16 @@ const stale =
   !existsSync(webEntry) ||
   webSources() > statSync(webEntry).mtimeMs;
 if (stale) {
-  console.log('building (first start, or sources changed) ...');
-  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  // The build's own output (tsc, vue-tsc, vite) only matters when it fails: one line otherwise.
+  process.stdout.write('building the server and the web client (first start, or sources changed) ... ');
+  const started = Date.now();
+  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (build.status !== 0) {
+    process.stdout.write('failed\n');
+    process.stderr.write(`${build.stdout ?? ''}${build.stderr ?? ''}${build.error ? String(build.error) : ''}\n`);
+    process.exit(build.status ?? 1);
+  }
+  process.stdout.write(`done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
 // Run the server in this process, so that SIGTERM reaches its graceful shutdown directly.

@@ -38,6 +38,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  // One plain line for the person who ran `npm start`, apart from the JSON logs.
+  console.log(`DAM is ready: open ${config.publicUrl}/ in a browser (API documentation at ${config.publicUrl}/docs)`);
 }
 
 main().catch((err: unknown) => {
