@@ -3,22 +3,39 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
+import { previewSourceOf } from '../domain/previews.js';
 import { extractPoster, locateFfmpeg } from '../media/ffmpeg.js';
+import { convertToPdf } from '../media/office.js';
+import { locatePoppler, pdfPageCount, renderFirstPage, type Poppler } from '../media/pdf.js';
 import { RENDITION_MIME, renderImage, UnreadableMedia, type RenderedImage } from '../media/renditions.js';
+import { TEXT_PREVIEW_BYTES, textPreviewSvg } from '../media/text-preview.js';
+import { executable } from '../media/tools.js';
 import * as versions from '../repositories/versions.js';
 import { renditionKey } from '../storage/keys.js';
 import type { ObjectStore } from '../storage/object-store.js';
 
-type Plan = { kind: 'image' } | { kind: 'video'; ffmpeg: string } | { kind: 'none'; reason: string };
+type Plan =
+  | { kind: 'image' }
+  | { kind: 'video'; ffmpeg: string }
+  | { kind: 'pdf'; poppler: Poppler }
+  | { kind: 'office'; poppler: Poppler; soffice: string; extension: string }
+  | { kind: 'text' }
+  | { kind: 'none'; reason: string };
+
+const NO_POPPLER = 'pdftoppm (poppler-utils) is not installed (install it or set PDFTOPPM_PATH)';
 
 /**
- * The work of the MAKE_RENDITIONS job (issue #5): a 256 px thumbnail and a 1440 px preview
- * of a version, from the image itself (sharp) or from a poster frame of a video (ffmpeg).
+ * The work of the MAKE_RENDITIONS job (issue #5, #11): a 256 px thumbnail and a 1440 px preview
+ * of a version, from the image itself (sharp), a poster frame of a video (ffmpeg), the first
+ * page of a PDF (pdftoppm) or of an office document converted to PDF (LibreOffice), or the
+ * first lines of a text file; PDFs and office documents also get their page count.
  * Other types keep the generic icon of their file type and say their preview is unavailable.
  * Idempotent: a retry overwrites the renditions it already made.
  */
 export class RenditionService {
   private ffmpeg: Promise<string | undefined> | undefined;
+  private poppler: Promise<Poppler | undefined> | undefined;
+  private soffice: Promise<boolean> | undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -36,15 +53,7 @@ export class RenditionService {
     }
     const work = await this.workDir();
     try {
-      const source = path.join(work, 'source');
-      const body = await this.store.read(version.storage_key);
-      await pipeline(body.stream, createWriteStream(source));
-      let image = source;
-      if (plan.kind === 'video') {
-        image = path.join(work, 'poster.png');
-        await extractPoster(plan.ffmpeg, source, image);
-      }
-      const rendered = await renderImage(image);
+      const rendered = await this.render(plan, version, work);
       for (const r of rendered) {
         if (!(await this.keep(version, r, work))) return;
       }
@@ -63,16 +72,93 @@ export class RenditionService {
   }
 
   private async plan(mimeType: string): Promise<Plan> {
-    const type = mimeType.split(';')[0]!.trim().toLowerCase();
-    // SVG is markup, not pixels: it is not rasterised on the server.
-    if (type.startsWith('image/') && type !== 'image/svg+xml') return { kind: 'image' };
-    if (type.startsWith('video/')) {
-      this.ffmpeg ??= locateFfmpeg(this.ctx.config.ffmpegPath);
-      const ffmpeg = await this.ffmpeg;
-      if (!ffmpeg) return { kind: 'none', reason: 'ffmpeg is not installed (install it or set FFMPEG_PATH): videos get no poster' };
-      return { kind: 'video', ffmpeg };
+    const source = previewSourceOf(mimeType);
+    switch (source.kind) {
+      case 'image':
+      case 'text':
+        return source;
+      case 'video': {
+        this.ffmpeg ??= locateFfmpeg(this.ctx.config.ffmpegPath);
+        const ffmpeg = await this.ffmpeg;
+        if (!ffmpeg) return { kind: 'none', reason: 'ffmpeg is not installed (install it or set FFMPEG_PATH): videos get no poster' };
+        return { kind: 'video', ffmpeg };
+      }
+      case 'pdf': {
+        const poppler = await this.locatePoppler();
+        if (!poppler) return { kind: 'none', reason: `${NO_POPPLER}: PDFs get no preview` };
+        return { kind: 'pdf', poppler };
+      }
+      case 'office': {
+        const soffice = this.ctx.config.libreofficePath;
+        if (!soffice) return { kind: 'none', reason: 'Office documents get a preview when LibreOffice is configured (DAM_LIBREOFFICE_PATH)' };
+        this.soffice ??= executable(soffice);
+        if (!(await this.soffice)) return { kind: 'none', reason: 'LibreOffice is configured (DAM_LIBREOFFICE_PATH) but is not an executable file' };
+        const poppler = await this.locatePoppler();
+        if (!poppler) return { kind: 'none', reason: `${NO_POPPLER}: office documents get no preview` };
+        return { kind: 'office', poppler, soffice, extension: source.extension };
+      }
+      case 'none': {
+        const type = mimeType.split(';')[0]!.trim().toLowerCase();
+        return { kind: 'none', reason: `No preview is made for ${type || 'files without a type'}; the thumbnail is the file type's icon` };
+      }
     }
-    return { kind: 'none', reason: `No preview is made for ${type || 'files without a type'}; the thumbnail is the file type's icon` };
+  }
+
+  private locatePoppler(): Promise<Poppler | undefined> {
+    this.poppler ??= locatePoppler(this.ctx.config.pdftoppmPath);
+    return this.poppler;
+  }
+
+  /** The preview and thumbnail, as WebP, by way of one image (sharp) whatever the source. */
+  private async render(plan: Exclude<Plan, { kind: 'none' }>, version: versions.VersionRecord, work: string): Promise<RenderedImage[]> {
+    if (plan.kind === 'text') return renderImage(textPreviewSvg(await this.readStart(version, TEXT_PREVIEW_BYTES)));
+    // LibreOffice chooses its import filter by the file's extension.
+    const source = await this.download(version, path.join(work, plan.kind === 'office' ? `source.${plan.extension}` : 'source'));
+    switch (plan.kind) {
+      case 'image':
+        return renderImage(source);
+      case 'video': {
+        const poster = path.join(work, 'poster.png');
+        await extractPoster(plan.ffmpeg, source, poster);
+        return renderImage(poster);
+      }
+      case 'pdf':
+        return this.renderPdf(version, plan.poppler, source, work);
+      case 'office':
+        return this.renderPdf(version, plan.poppler, await convertToPdf(plan.soffice, source, work), work);
+    }
+  }
+
+  /** Counts the pages (kept even when page 1 then cannot be drawn), then draws page 1. */
+  private async renderPdf(version: versions.VersionRecord, poppler: Poppler, pdf: string, work: string): Promise<RenderedImage[]> {
+    const pages = await pdfPageCount(poppler, pdf);
+    // Under the asset's row lock, as promote() copies file facts: the version stays current (or not) meanwhile.
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await this.ctx.database.support.lockRow(trx, 'assets', version.asset_id);
+      await versions.setPageCount(trx, version.id, pages);
+    });
+    return renderImage(await renderFirstPage(poppler, pdf, path.join(work, 'page')));
+  }
+
+  private async download(version: versions.VersionRecord, file: string): Promise<string> {
+    const body = await this.store.read(version.storage_key);
+    await pipeline(body.stream, createWriteStream(file));
+    return file;
+  }
+
+  /** The first `limit` bytes of the version's file, by a range read: a large text file is not copied whole. */
+  private async readStart(version: versions.VersionRecord, limit: number): Promise<Buffer> {
+    const size = Math.min(version.file_size, limit);
+    if (size <= 0) return Buffer.alloc(0);
+    const body = await this.store.read(version.storage_key, { start: 0, end: size - 1 });
+    const chunks: Buffer[] = [];
+    let read = 0;
+    for await (const chunk of body.stream as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      read += chunk.length;
+      if (read >= size) break;
+    }
+    return Buffer.concat(chunks).subarray(0, size);
   }
 
   /** Stores one rendition and records it; false when the version went meanwhile (its object is removed again). */
