@@ -119,7 +119,7 @@ describe.skipIf(!hasChromium)('security headers, in chromium', () => {
         await page.goto(`${app.baseUrl}/library`);
         await page.getByRole('heading', { name: 'All assets' }).waitFor();
         await page.locator('input[type=file][multiple]').setInputFiles({ name: 'to-s3.txt', mimeType: 'text/plain', buffer: Buffer.from('straight to the bucket') });
-        await page.getByRole('region', { name: 'Uploads' }).locator('[data-state="done"]').filter({ hasText: 'to-s3.txt' }).waitFor();
+        await page.getByRole('region', { name: 'Uploads' }).locator('[data-state="done"]').filter({ hasText: 'to-s3.txt' }).waitFor({ state: 'attached' });
         expect(puts).toEqual([s3.endpoint]);
         await expect.poll(() => page.locator('ul[aria-label="Assets"] .name').allTextContents()).toContain('to-s3.txt');
         await screenshot(page, 'security-s3-upload');

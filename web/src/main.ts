@@ -3,7 +3,10 @@ import App from './App.vue';
 import { configureHttp } from './api/http';
 import { buildRouter } from './router';
 import { endSession, refreshSession, session } from './stores/session';
+import { applySavedTheme } from './stores/theme';
 import './styles/main.css';
+
+applySavedTheme();
 
 const router = buildRouter();
 

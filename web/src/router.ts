@@ -23,6 +23,8 @@ export function buildRouter(): Router {
       { path: '/register', component: () => import('./views/RegisterView.vue'), meta: { guest: true, title: 'Create account' } },
       { path: '/social-login', component: () => import('./views/SocialLoginView.vue'), meta: { guest: true, title: 'Signing in' } },
       { path: '/library', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Library' } },
+      // The trash keeps the library's sidebar: the same page, the trash in place of the grid.
+      { path: '/library/trash', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Trash' } },
       { path: '/asset/:id(\\d+)', component: () => import('./views/AssetView.vue'), meta: { auth: true, title: 'Asset' } },
       { path: '/settings/:workspaceId(\\d+)?', component: () => import('./views/WorkspaceSettingsView.vue'), meta: { auth: true, title: 'Workspace settings' } },
       { path: '/:pathMatch(.*)*', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },

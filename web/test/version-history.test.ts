@@ -155,3 +155,21 @@ describe('VersionHistory (seed 6 events)', () => {
     expect(failing.findAll('[data-version]')).toHaveLength(1);
   });
 });
+
+describe('VersionHistory (issue #11)', () => {
+  it('marks a version made by a restore with the version it copies, and counts a document’s pages', async () => {
+    const api = fakeApi({
+      list: vi.fn(async () => [
+        version(3, { is_current: true, restored_from: { id: 101, version: 'v1' }, page_count: 12 }),
+        version(2, { restored_from: null, page_count: 1 }),
+        version(1),
+      ]),
+    });
+    const wrapper = await mountHistory(api);
+    expect(row(wrapper, 'v3').text()).toContain('restored from v1');
+    expect(row(wrapper, 'v3').text()).toContain('12 pages');
+    expect(row(wrapper, 'v2').text()).not.toContain('restored from');
+    expect(row(wrapper, 'v2').text()).toContain('1 page ·');
+    wrapper.unmount();
+  });
+});

@@ -1,5 +1,5 @@
 import { fetchBlob, requestData, withQuery } from './http';
-import type { Asset, Collection, CollectionDetail, Folder, Page } from './types';
+import type { Asset, BulkRequest, Collection, CollectionDetail, Folder, ItemResult, Page } from './types';
 
 export type AssetPatch = Partial<Pick<Asset, 'display_file_name' | 'tags' | 'visibility' | 'folder_id' | 'metadata'>>;
 export type FolderPatch = Partial<Pick<Folder, 'name' | 'parent_id' | 'visibility' | 'tags'>>;
@@ -21,11 +21,14 @@ export const catalogApi = {
   asset: (id: number) => requestData<Asset>('GET', `/dam/assets/${id}`),
   updateAsset: (id: number, patch: AssetPatch) => requestData<Asset>('PATCH', `/dam/assets/${id}`, { body: patch }),
   deleteAsset: (id: number) => requestData<{ id: number }>('DELETE', `/dam/assets/${id}`),
+  /** One action on many assets of a workspace, one transaction, a result per id in the order given (issue #11). */
+  bulk: (body: BulkRequest) => requestData<{ results: ItemResult[] }>('POST', '/dam/assets/bulk', { body }),
   /** The stored file of an asset, with the session token. */
   assetFile: (asset: Pick<Asset, 'id' | 'workspace_id'>, signal?: AbortSignal) =>
     fetchBlob(withQuery('/storage/download', { key: assetKey(asset.workspace_id, asset.id), workspaceId: asset.workspace_id }), signal),
 
   folders: (workspaceId: number) => all<Folder>('/dam/folders', { workspaceId }),
+  folder: (id: number) => requestData<Folder>('GET', `/dam/folders/${id}`),
   createFolder: (workspaceId: number, name: string, parentId: number | null) =>
     requestData<Folder>('POST', '/dam/folders', { body: { workspace_id: workspaceId, name, parent_id: parentId } }),
   updateFolder: (id: number, patch: FolderPatch) => requestData<Folder>('PATCH', `/dam/folders/${id}`, { body: patch }),

@@ -55,6 +55,8 @@ export interface Asset {
   width: number | null;
   height: number | null;
   orientation: Orientation | null;
+  /** Pages of a PDF or office document, counted by the preview job; null until then and for other files. */
+  page_count?: number | null;
   tags: string[];
   visibility: number;
   metadata: Record<string, unknown>;
@@ -95,7 +97,15 @@ export interface CollectionDetail extends Collection {
 
 /** seed 2.1 */
 export type SearchCollection = 'digital_assets' | 'digital_assets_categories' | 'dam_collections';
-export type SortBy = 'modified_at:desc' | 'modified_at:asc' | 'created_at:desc' | 'created_at:asc';
+export type SortBy =
+  | 'modified_at:desc'
+  | 'modified_at:asc'
+  | 'created_at:desc'
+  | 'created_at:asc'
+  | 'display_file_name:asc'
+  | 'display_file_name:desc'
+  | 'file_size:desc'
+  | 'file_size:asc';
 
 export interface SearchRequest {
   request: { q: string; collections: SearchCollection[]; sort_by?: SortBy };
@@ -153,6 +163,10 @@ export interface Version {
   metadata: Record<string, unknown>;
   /** pending: the thumbnail and preview are being made; unavailable: none can be made. */
   preview_status?: 'pending' | 'ready' | 'unavailable' | 'failed';
+  /** A version made by a restore: the version it copies (kept when that one is deleted later). */
+  restored_from?: { id: number; version: string } | null;
+  /** Pages of a PDF or office document; null while pending and for other files. */
+  page_count?: number | null;
 }
 
 export interface VersionPreview {
@@ -173,4 +187,109 @@ export interface SocialConfig {
 export interface UploadPart {
   ETag: string;
   PartNumber: number;
+}
+
+/** Issue #11: GET /dam/trash. */
+export type TrashKind = 'asset' | 'folder' | 'collection';
+
+export interface TrashItem {
+  kind: TrashKind;
+  id: number;
+  /** An asset's display_file_name, a folder's or collection's name. */
+  name: string;
+  folder_id: number | null;
+  deleted_at: number;
+  /** Unix seconds: housekeeping deletes it for good from then on. */
+  purge_at: number;
+  /** Name (else e-mail) of who deleted it; null when that account is gone. */
+  deleted_by: string | null;
+  file_type: FileType | null;
+  mime_type: string | null;
+  file_size: number | null;
+  thumbnail_url: string | null;
+}
+
+/** One requested id and what became of it (bulk actions, restore), in the order requested. */
+export interface ItemResult {
+  id: number;
+  ok: boolean;
+  /** When ok is false: NOT_FOUND, VALIDATION_ERROR. */
+  code?: string;
+  error?: string;
+  /** Restore results only. */
+  kind?: TrashKind;
+}
+
+export interface TrashEmptied {
+  deleted_assets: number;
+  deleted_folders: number;
+  deleted_collections: number;
+}
+
+/** Issue #11: POST /dam/assets/bulk. */
+export type BulkAction = 'delete' | 'move' | 'tag' | 'untag' | 'set_visibility';
+
+export interface BulkRequest {
+  workspaceId: number;
+  asset_ids: number[];
+  action: BulkAction;
+  folder_id?: number | null;
+  tags?: string[];
+  visibility?: number;
+}
+
+/** Issue #11: GET /dam/activity. `before`/`after` are null when there was or is no value. */
+export interface FieldChange {
+  before: unknown;
+  after: unknown;
+  /** Metadata keys or list items left out of before/after. */
+  omitted?: number;
+}
+
+export type ActivityAction =
+  | 'asset.upload'
+  | 'asset.update'
+  | 'asset.move'
+  | 'asset.trash'
+  | 'asset.restore'
+  | 'asset.delete'
+  | 'version.upload'
+  | 'version.restore'
+  | 'version.delete'
+  | 'folder.create'
+  | 'folder.update'
+  | 'folder.move'
+  | 'folder.trash'
+  | 'folder.restore'
+  | 'folder.delete'
+  | 'collection.create'
+  | 'collection.update'
+  | 'collection.trash'
+  | 'collection.restore'
+  | 'collection.delete'
+  | 'collection.add_assets'
+  | 'collection.remove_assets'
+  | 'member.add'
+  | 'member.remove'
+  | 'member.role'
+  | 'workspace.rename'
+  | 'workspace.empty_trash'
+  | 'workspace.purge_trash';
+
+export interface ActivityEntry {
+  id: number;
+  workspace_id: number;
+  action: ActivityAction;
+  /** id null and name `system` for changes made by the system (housekeeping). */
+  actor: { id: number | null; name: string };
+  subject: { kind: 'asset' | 'version' | 'folder' | 'collection' | 'user' | 'workspace'; id: number; name: string };
+  asset_id: number | null;
+  changes: Record<string, FieldChange>;
+  created_at: number;
+}
+
+export interface ActivityPage {
+  items: ActivityEntry[];
+  /** Pass as `before` for the next page; null on the last page. */
+  next_before: number | null;
 }

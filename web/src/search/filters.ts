@@ -31,6 +31,10 @@ export const SORTS: { value: SortBy; label: string }[] = [
   { value: 'modified_at:asc', label: 'Least recently modified' },
   { value: 'created_at:desc', label: 'Newest first' },
   { value: 'created_at:asc', label: 'Oldest first' },
+  { value: 'display_file_name:asc', label: 'Name A–Z' },
+  { value: 'display_file_name:desc', label: 'Name Z–A' },
+  { value: 'file_size:desc', label: 'Largest first' },
+  { value: 'file_size:asc', label: 'Smallest first' },
 ];
 
 export const MODIFIED_WITHIN: { days: number; label: string }[] = [

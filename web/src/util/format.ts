@@ -27,3 +27,12 @@ export function formatRelative(unixSeconds: number, now = Date.now()): string {
   if (diff < 30 * 86400) return `${Math.floor(diff / 86400)} d ago`;
   return formatDate(unixSeconds);
 }
+
+/** How long until a Unix time, in days: "in 30 days", "in 1 day", "within a day"; "soon" once past (housekeeping has yet to run). */
+export function formatDaysLeft(unixSeconds: number, now = Date.now()): string {
+  const seconds = unixSeconds - now / 1000;
+  if (seconds <= 0) return 'soon';
+  const days = Math.round(seconds / 86400);
+  if (days < 1) return 'within a day';
+  return `in ${days} day${days === 1 ? '' : 's'}`;
+}

@@ -40,3 +40,13 @@ export function assetObjectUrl(asset: { id: number; workspace_id: number; modifi
   }
   return url;
 }
+
+/** The server's stand-in thumbnail (a generic file-type icon) until a version has a real one. */
+export function isGenericIcon(url: string | null | undefined): boolean {
+  if (!url) return false;
+  try {
+    return new URL(url, window.location.origin).pathname.startsWith('/media/icons/');
+  } catch {
+    return false;
+  }
+}
