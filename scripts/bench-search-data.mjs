@@ -1,6 +1,12 @@
 // Synthetic catalog for `npm run bench:search`: realistic file names, 0-5 tags
 // from a vocabulary of 500, every file type, 30% private, dates over 5 years.
-// Deterministic (seeded), so runs are comparable.
+// Deterministic (seeded), so runs are comparable. Names carry their sort key
+// (name_key, from dist/: `npm run bench:search` builds first), as the repositories write it.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const { sortKey } = await import(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/domain/sort-key.js'));
+export { sortKey };
 
 const NOUNS = (
   'beach sunset mountain river forest city street portrait family wedding party dog cat bird flower garden lake ocean island ' +
@@ -74,11 +80,11 @@ export function makeAsset(r, now) {
   };
 }
 
-export const ASSET_COLUMNS = ['workspace_id', 'folder_id', 'display_file_name', 'file_name', 'file_type', 'mime_type', 'file_size', 'width', 'height', 'orientation', 'tags', 'visibility', 'metadata', 'storage_key', 'created_by', 'created_at', 'modified_at'];
+export const ASSET_COLUMNS = ['workspace_id', 'folder_id', 'display_file_name', 'name_key', 'file_name', 'file_type', 'mime_type', 'file_size', 'width', 'height', 'orientation', 'tags', 'visibility', 'metadata', 'storage_key', 'created_by', 'created_at', 'modified_at'];
 
 /** Values in ASSET_COLUMNS order; half the assets sit in one of the folders. */
 export function assetValues(r, now, workspaceId, folderIds) {
   const a = makeAsset(r, now);
   const folder = folderIds.length && r() < 0.5 ? folderIds[Math.floor(r() * folderIds.length)] : null;
-  return [workspaceId, folder, a.file_name, a.file_name, a.file_type, a.mime_type, a.file_size, a.width, a.height, a.orientation, a.tags, a.visibility, '{}', null, 'bench', a.created_at, a.modified_at];
+  return [workspaceId, folder, a.file_name, sortKey(a.file_name), a.file_name, a.file_type, a.mime_type, a.file_size, a.width, a.height, a.orientation, a.tags, a.visibility, '{}', null, 'bench', a.created_at, a.modified_at];
 }

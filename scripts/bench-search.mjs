@@ -115,11 +115,18 @@ async function signIn(base) {
 const assets = (q, extra = {}) => ({ request: { q, collections: ['digital_assets'], ...extra.request }, ...extra.body });
 const SHAPES = [
   ['match-all sorted by date', { body: assets('*', { request: { sort_by: 'modified_at:desc' } }) }],
+  ['match-all sorted by name', { body: assets('*', { request: { sort_by: 'display_file_name:asc' } }) }],
+  ['match-all sorted by size', { body: assets('*', { request: { sort_by: 'file_size:desc' } }) }],
   ['one word', { body: assets('sunset') }],
   ['two words with a prefix', { body: assets('beach sun') }],
+  ['two words sorted by name', { body: assets('beach sun', { request: { sort_by: 'display_file_name:asc' } }) }],
+  ['one word sorted by name', { body: assets('sunset', { request: { sort_by: 'display_file_name:asc' } }) }],
   ['text + tag filter', { body: assets('beach', { body: { filterQuery: { digital_assets: 'tags:=[summer]' } } }) }],
   ['filters only', { body: assets('*', { body: { filterQuery: { digital_assets: 'file_type:=video && orientation:=landscape' } } }) }],
   ['private + date range', { body: assets('*', { body: { filterQuery: { digital_assets: `visibility:!=0 && modified_at:[${LOAD_NOW - 365 * DAY}..${LOAD_NOW - 335 * DAY}]` } } }) }],
+  // One folder of the 1,000 (about 500 assets), as the web client opens it; folder ids start at 1 in the bench database.
+  ['one folder sorted by date', { body: assets('*', { request: { sort_by: 'modified_at:desc' }, body: { filterQuery: { digital_assets: 'folder_id:=500' } } }) }],
+  ['one folder sorted by name', { body: assets('*', { request: { sort_by: 'display_file_name:asc' }, body: { filterQuery: { digital_assets: 'folder_id:=500' } } }) }],
   ['deep page (page 500)', { body: assets('*', { body: { commonSearchParams: { page: 500, per_page: 10 } } }) }],
   ['suggestions', { get: '/search-engine/suggestions?q=sun' }],
 ];

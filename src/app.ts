@@ -30,6 +30,7 @@ import { startHousekeeping } from './housekeeping.js';
 import { versionRoutes } from './routes/versions.js';
 import { mediaRoutes } from './routes/media.js';
 import { adminJobRoutes } from './routes/admin-jobs.js';
+import { activityRoutes } from './routes/activity.js';
 import { createWorker } from './jobs/index.js';
 import type { JobWorker } from './jobs/worker.js';
 
@@ -112,6 +113,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(versionRoutes, { versions: services.versions, config });
   await app.register(mediaRoutes, { media: services.media });
   await app.register(adminJobRoutes, { jobAdmin: services.jobAdmin });
+  await app.register(activityRoutes, { activity: services.activity });
   worker.start();
 
   return app;

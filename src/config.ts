@@ -44,10 +44,16 @@ export interface AppConfig {
   readonly jobs: JobsConfig;
   /** ffmpeg for video posters (FFMPEG_PATH); undefined: looked up on PATH. */
   readonly ffmpegPath: string | undefined;
+  /** poppler-utils' pdftoppm for PDF previews (PDFTOPPM_PATH; its sibling pdfinfo counts pages); undefined: looked up on PATH. */
+  readonly pdftoppmPath: string | undefined;
+  /** LibreOffice's soffice for office-document previews (DAM_LIBREOFFICE_PATH); undefined: office documents get none. */
+  readonly libreofficePath: string | undefined;
   /** Seconds the signed media URLs (thumbnail_url, file_url, previews) stay valid at least. */
   readonly mediaUrlTtl: number;
   /** Social login (seed 4.4); google is null unless DAM_SOCIAL_GOOGLE_CLIENT_ID is set. */
   readonly social: SocialConfig;
+  /** Days an item stays in the trash before housekeeping deletes it for good (0: at the next run). */
+  readonly trashDays: number;
 }
 
 export interface SocialConfig {
@@ -213,7 +219,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       retryBaseSeconds: intVar(env, 'DAM_JOB_RETRY_BASE', 10, 1),
     }),
     ffmpegPath: env.FFMPEG_PATH || undefined,
+    pdftoppmPath: env.PDFTOPPM_PATH || undefined,
+    libreofficePath: env.DAM_LIBREOFFICE_PATH || undefined,
     mediaUrlTtl: intVar(env, 'DAM_MEDIA_URL_TTL', 3600, 60),
     social: socialConfig(env),
+    trashDays: intVar(env, 'DAM_TRASH_DAYS', 30, 0, 36_500),
   });
 }

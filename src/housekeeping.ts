@@ -7,7 +7,7 @@ const INTERVAL_MS = 60_000;
 
 /**
  * Periodic clean-up that needs no queue: expired sessions, abandoned uploads,
- * objects of deleted rows, idempotency keys past their 24 hours. Runs every
+ * trash older than DAM_TRASH_DAYS, objects of deleted rows, idempotency keys past their 24 hours. Runs every
  * minute in every process; each step is idempotent, so several API processes
  * may run it at once.
  */
@@ -16,6 +16,8 @@ export function startHousekeeping(app: FastifyInstance, ctx: AppContext, service
     await deleteExpiredSessions(ctx.db, ctx.now());
     await services.idempotency.deleteExpired();
     await services.storage.sweepStaleUploads();
+    // Before the drain: a purged asset's files are queued by its deletion and removed in the same run.
+    await services.trash.purgeExpired();
     await services.storage.drainObjectDeletions();
   };
   const timer = setInterval(() => {

@@ -211,7 +211,14 @@ describe.each(dialects)('collections on %s', (dialect) => {
       expect(res.json()).toEqual({ success: true, data: { id: coll.id } });
       expectError(await get(`/dam/collections/${coll.id}`, team.owner.token), 404, 'NOT_FOUND');
       expect((await get(`/dam/assets/${a!.id}`, team.owner.token)).statusCode).toBe(200);
-      expect(await positions(coll.id)).toEqual([]);
+      // In the trash, the membership is kept for a restore; a permanent deletion (admins) takes it.
+      expect(await positions(coll.id)).toEqual([[a!.id, 0]]);
+      const other = await makeCollection(t, team.owner, team.ws);
+      await members(other.id, 'POST', team.owner.token, { asset_ids: [a!.id] });
+      expectError(await t.request({ method: 'DELETE', url: `/dam/collections/${other.id}?permanent=true`, token: team.manager.token }), 403, 'FORBIDDEN');
+      expect((await t.request({ method: 'DELETE', url: `/dam/collections/${other.id}?permanent=true`, token: team.owner.token })).statusCode).toBe(200);
+      expect(await positions(other.id)).toEqual([]);
+      expect((await get(`/dam/assets/${a!.id}`, team.owner.token)).statusCode).toBe(200);
     });
   });
 

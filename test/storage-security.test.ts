@@ -267,8 +267,9 @@ describe('local part URLs', () => {
     const keys = [byAsset, inFolder, inWorkspace].map((u) => u.answer.key);
     for (const key of keys) expect(await objectExists(t, key)).toBe(true);
 
-    expect((await t.request({ method: 'DELETE', url: `/dam/assets/${byAsset.ref.assetId}`, token: owner.token })).statusCode).toBe(200);
-    expect((await t.request({ method: 'DELETE', url: `/dam/folders/${folderId}?recursive=true`, token: owner.token })).statusCode).toBe(200);
+    // permanent=true: a plain DELETE moves to the trash, whose files stay until it is emptied or purged (test/trash.test.ts).
+    expect((await t.request({ method: 'DELETE', url: `/dam/assets/${byAsset.ref.assetId}?permanent=true`, token: owner.token })).statusCode).toBe(200);
+    expect((await t.request({ method: 'DELETE', url: `/dam/folders/${folderId}?recursive=true&permanent=true`, token: owner.token })).statusCode).toBe(200);
     expect((await t.request({ method: 'DELETE', url: `/workspaces/${wsId}`, token: owner.token })).statusCode).toBe(200);
 
     // The rows are gone at once; their objects go with the next housekeeping run (every minute).

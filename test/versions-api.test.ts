@@ -55,6 +55,8 @@ describe('asset versions', () => {
         'is_current',
         'metadata',
         'preview_status',
+        'page_count',
+        'restored_from',
       ].sort(),
     );
     expect(v1).toMatchObject({

@@ -247,7 +247,8 @@ describe('objects of versions and renditions', () => {
     for (const key of v1Keys) expect(await objectExists(t, key), key).toBe(false);
     for (const key of v2Keys) expect(await objectExists(t, key), key).toBe(true);
 
-    expect((await t.request({ method: 'DELETE', url: `/dam/assets/${asset.id}`, token: owner.token })).statusCode).toBe(200);
+    // permanent=true: from the trash they would go only when it is emptied or purged (test/trash.test.ts).
+    expect((await t.request({ method: 'DELETE', url: `/dam/assets/${asset.id}?permanent=true`, token: owner.token })).statusCode).toBe(200);
     vi.advanceTimersByTime(60_000);
     await vi.waitFor(async () => {
       for (const key of v2Keys) expect(await objectExists(t, key), key).toBe(false);

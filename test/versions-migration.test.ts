@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import type { DialectName } from '../src/db/dialects/types.js';
 import { migrateTo, migrateToLatest } from '../src/db/migrator.js';
-import { insertAsset } from '../src/repositories/assets.js';
 import { dialects, pgUrl, tempDir } from './helpers/databases.js';
 
 /** A database at the schema before versions (migration 0003), on a new SQLite file or a new PostgreSQL schema. */
@@ -46,9 +46,13 @@ describe.each(dialects)('migration 0004 on %s', (dialect) => {
     cleanup.push(drop);
     const db = handle.db;
     const ws = await db.insertInto('workspaces').values({ name: 'old', created_at: 1, modified_at: 1 }).returning('id').executeTakeFirstOrThrow();
-    const base = { workspace_id: ws.id, mime_type: 'image/jpeg', file_size: 10, created_by: 'someone', created_at: 100 };
-    const ready = await insertAsset(db, { ...base, file_name: 'a.jpg', width: 4, height: 3, metadata: { k: 1 }, storage_key: `${ws.id}/digital_assets/1`, modified_at: 200 });
-    await insertAsset(db, { ...base, file_name: 'b.jpg', status: 'uploading', storage_key: `${ws.id}/digital_assets/2` });
+    // Rows as the schema of 0003 held them: insertAsset writes columns that later migrations add (name_key, 0010).
+    const old = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    const insertOld = (values: Record<string, unknown>) =>
+      old.insertInto('assets').values(values).returning(['id', 'storage_key']).executeTakeFirstOrThrow() as Promise<{ id: number; storage_key: string }>;
+    const base = { workspace_id: ws.id, file_type: 'image', mime_type: 'image/jpeg', file_size: 10, created_by: 'someone', created_at: 100 };
+    const ready = await insertOld({ ...base, file_name: 'a.jpg', display_file_name: 'a.jpg', width: 4, height: 3, metadata: '{"k":1}', storage_key: `${ws.id}/digital_assets/1`, modified_at: 200 });
+    await insertOld({ ...base, file_name: 'b.jpg', display_file_name: 'b.jpg', status: 'uploading', storage_key: `${ws.id}/digital_assets/2`, modified_at: 100 });
 
     await migrateToLatest(handle);
     const versions = await db.selectFrom('asset_versions').selectAll().execute();

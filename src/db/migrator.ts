@@ -7,6 +7,10 @@ import * as m0003 from './migrations/0003_search.js';
 import * as m0004 from './migrations/0004_versions.js';
 import * as m0005 from './migrations/0005_social.js';
 import * as m0006 from './migrations/0006_idempotency.js';
+import * as m0007 from './migrations/0007_trash.js';
+import * as m0008 from './migrations/0008_page_count.js';
+import * as m0009 from './migrations/0009_activity.js';
+import * as m0010 from './migrations/0010_sorting.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -22,6 +26,10 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0004_versions': m0004,
   '0005_social': m0005,
   '0006_idempotency': m0006,
+  '0007_trash': m0007,
+  '0008_page_count': m0008,
+  '0009_activity': m0009,
+  '0010_sorting': m0010,
 };
 
 class ListProvider implements MigrationProvider {

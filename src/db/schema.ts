@@ -1,5 +1,5 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { SearchDocumentsTable, SearchNamesTable, SearchTagsTable } from '../search/tables.js';
+import type { SearchDocumentsTable, SearchNamesTable, SearchSortTable, SearchTagsTable } from '../search/tables.js';
 
 /**
  * Table types for Kysely. Conventions that hold on both dialects:
@@ -46,10 +46,16 @@ export interface FoldersTable {
   workspace_id: number;
   parent_id: number | null;
   name: string;
+  /** sortKey(name) (src/domain/sort-key.ts; migration 0010): the name order, written with every name. */
+  name_key: string;
   visibility: number;
   tags: string;
   created_at: number;
   modified_at: number;
+  /** In the trash since (Unix seconds; migration 0007); null = not trashed. */
+  deleted_at: number | null;
+  /** Who trashed it (users.id); null when not trashed or the account is gone. */
+  deleted_by: number | null;
 }
 
 export interface AssetsTable {
@@ -57,6 +63,8 @@ export interface AssetsTable {
   workspace_id: number;
   folder_id: number | null;
   display_file_name: string;
+  /** sortKey(display_file_name) (src/domain/sort-key.ts; migration 0010): the name order, written with every name. */
+  name_key: string;
   file_name: string;
   file_type: string;
   mime_type: string;
@@ -64,6 +72,8 @@ export interface AssetsTable {
   width: number | null;
   height: number | null;
   orientation: string | null;
+  /** Pages of the current version (migration 0008): PDFs and office documents; null when unknown or not paged. */
+  page_count: Generated<number | null>;
   tags: string;
   visibility: number;
   metadata: string;
@@ -73,17 +83,27 @@ export interface AssetsTable {
   created_by: string;
   created_at: number;
   modified_at: number;
+  /** In the trash since (Unix seconds; migration 0007); null = not trashed. */
+  deleted_at: number | null;
+  /** Who trashed it (users.id); null when not trashed or the account is gone. */
+  deleted_by: number | null;
 }
 
 export interface CollectionsTable {
   id: Generated<number>;
   workspace_id: number;
   name: string;
+  /** sortKey(name) (src/domain/sort-key.ts; migration 0010): the name order, written with every name. */
+  name_key: string;
   description: string;
   visibility: number;
   tags: string;
   created_at: number;
   modified_at: number;
+  /** In the trash since (Unix seconds; migration 0007); null = not trashed. */
+  deleted_at: number | null;
+  /** Who trashed it (users.id); null when not trashed or the account is gone. */
+  deleted_by: number | null;
 }
 
 export interface CollectionAssetsTable {
@@ -143,11 +163,16 @@ export interface AssetVersionsTable {
   /** JSON text; for the current version the asset's own metadata is authoritative. */
   metadata: string;
   storage_key: string;
+  /** Pages (migration 0008), counted by the rendition job for PDFs and office documents; null when unknown or not paged. */
+  page_count: Generated<number | null>;
   preview_status: Generated<'pending' | 'ready' | 'unavailable' | 'failed'>;
   /** Why the preview is unavailable or failed. */
   preview_note: string | null;
   created_by: string;
   created_at: number;
+  /** The version a restore copied (migration 0009): its id and label as they were; null for uploads. */
+  restored_from_id: Generated<number | null>;
+  restored_from_number: Generated<number | null>;
 }
 
 export interface VersionRenditionsTable {
@@ -213,6 +238,24 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
 }
 
+/** The activity log (migration 0009): who changed what, when, with the before/after of the changed fields. */
+export interface ActivityTable {
+  id: Generated<number>;
+  workspace_id: number;
+  /** null for changes made by the system (housekeeping), or once the user is deleted. */
+  actor_id: number | null;
+  actor_name: string;
+  action: string;
+  subject_kind: string;
+  subject_id: number;
+  subject_name: string;
+  /** The asset the entry belongs to (its own changes and its versions'), for an asset's history. */
+  asset_id: number | null;
+  /** JSON text: { field: { before, after } }, values capped (src/domain/activity.ts). */
+  changes: string;
+  created_at: number;
+}
+
 export interface SettingsTable {
   name: string;
   value: string;
@@ -234,11 +277,13 @@ export interface Database {
   user_identities: UserIdentitiesTable;
   social_used_tokens: SocialUsedTokensTable;
   idempotency_keys: IdempotencyKeysTable;
+  activity: ActivityTable;
   asset_versions: AssetVersionsTable;
   version_renditions: VersionRenditionsTable;
   jobs: JobsTable;
   search_documents: SearchDocumentsTable;
   search_names: SearchNamesTable;
+  search_sort: SearchSortTable;
   search_tags: SearchTagsTable;
 }
 

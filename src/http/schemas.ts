@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { SORT_ORDERS } from '../domain/sort-orders.js';
 
 /** `{ success: true, data }`: the envelope of every endpoint whose payload the seed leaves "not shown" (seed 7.2). */
 export function Envelope<T extends TSchema>(data: T) {
@@ -70,3 +71,9 @@ export const Paging = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: 50 })),
 };
+
+/**
+ * `sort_by` of searches and catalog lists (src/domain/sort-orders.ts): `field:direction`, ties by id in the
+ * same direction. Names sort naturally and case-insensitively (img2 < img10 < IMG11).
+ */
+export const SortBy = (description: string) => Type.Union(SORT_ORDERS.map((order) => Type.Literal(order)), { description });

@@ -1,6 +1,9 @@
 import type { DB } from '../db/database.js';
 import type { AssetRow } from '../db/schema.js';
 import { fileTypeOf, orientationOf } from '../domain/file-types.js';
+import { sortKey } from '../domain/sort-key.js';
+import type { Sort } from '../domain/sort-orders.js';
+import { listOrder } from './list-order.js';
 
 /**
  * SQL for the assets table. The JSON text columns (tags, metadata) are parsed
@@ -8,7 +11,8 @@ import { fileTypeOf, orientationOf } from '../domain/file-types.js';
  * Every query that reads or writes by id also filters by workspace, except
  * `findAsset`, which the services use to learn an asset's workspace before
  * checking the caller's role in it. Listings only see 'ready' assets (an
- * asset is 'uploading' between start and completion of its upload).
+ * asset is 'uploading' between start and completion of its upload) that are
+ * not in the trash (`deleted_at`, see ./trash.ts).
  */
 export interface AssetRecord extends Omit<AssetRow, 'tags' | 'metadata'> {
   tags: string[];
@@ -49,6 +53,8 @@ export interface AssetPatch {
 export interface PageWindow {
   limit: number;
   offset: number;
+  /** Omitted: by id ascending (./list-order.ts). */
+  sort?: Sort;
 }
 
 export function parseTags(text: string): string[] {
@@ -76,12 +82,14 @@ function toRecord(row: AssetRow): AssetRecord {
 export async function insertAsset(db: DB, values: NewAssetValues): Promise<AssetRecord> {
   const width = values.width ?? null;
   const height = values.height ?? null;
+  const displayName = values.display_file_name ?? values.file_name;
   const row = await db
     .insertInto('assets')
     .values({
       workspace_id: values.workspace_id,
       folder_id: values.folder_id ?? null,
-      display_file_name: values.display_file_name ?? values.file_name,
+      display_file_name: displayName,
+      name_key: sortKey(displayName),
       file_name: values.file_name,
       file_type: fileTypeOf(values.mime_type),
       mime_type: values.mime_type,
@@ -103,6 +111,11 @@ export async function insertAsset(db: DB, values: NewAssetValues): Promise<Asset
   return toRecord(row);
 }
 
+/** Ready and not in the trash: what the catalog shows; anything else answers 404 as if missing. */
+export function inCatalog(asset: AssetRecord): boolean {
+  return asset.status === 'ready' && asset.deleted_at === null;
+}
+
 export async function findAsset(db: DB, id: number): Promise<AssetRecord | undefined> {
   const row = await db.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirst();
   return row && toRecord(row);
@@ -115,11 +128,13 @@ export async function listAssets(
   folderId: number | null | undefined,
   window: PageWindow,
 ): Promise<{ items: AssetRecord[]; total: number }> {
-  let base = db.selectFrom('assets').where('workspace_id', '=', workspaceId).where('status', '=', 'ready');
+  let base = db.selectFrom('assets').where('workspace_id', '=', workspaceId).where('status', '=', 'ready').where('deleted_at', 'is', null);
   if (folderId === null) base = base.where('folder_id', 'is', null);
   else if (folderId !== undefined) base = base.where('folder_id', '=', folderId);
+  let page = base.selectAll();
+  for (const { by, direction } of listOrder(window.sort)) page = page.orderBy(by, direction);
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('id').limit(window.limit).offset(window.offset).execute(),
+    page.limit(window.limit).offset(window.offset).execute(),
     base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items: rows.map(toRecord), total: Number(count.n) };
@@ -133,6 +148,7 @@ export async function updateAsset(db: DB, workspaceId: number, id: number, patch
       ...plain,
       ...(tags !== undefined && { tags: JSON.stringify(tags) }),
       ...(metadata !== undefined && { metadata: JSON.stringify(metadata) }),
+      ...(plain.display_file_name !== undefined && { name_key: sortKey(plain.display_file_name) }),
       modified_at: now,
     })
     .where('workspace_id', '=', workspaceId)
@@ -144,15 +160,42 @@ export async function deleteAsset(db: DB, workspaceId: number, id: number): Prom
   await db.deleteFrom('assets').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
-/** Of `ids`, those that are ready assets of the workspace. */
+/** Of `ids`, those that are ready assets of the workspace, not in the trash. */
 export async function assetIdsInWorkspace(db: DB, workspaceId: number, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db
+  const rows = await shownIn(db, workspaceId, ids).select('id').execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Of `ids`, the ready assets of the workspace that are not in the trash. */
+export async function assetsInWorkspace(db: DB, workspaceId: number, ids: readonly number[]): Promise<AssetRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await shownIn(db, workspaceId, ids).selectAll().execute();
+  return rows.map(toRecord);
+}
+
+function shownIn(db: DB, workspaceId: number, ids: readonly number[]) {
+  return db
     .selectFrom('assets')
-    .select('id')
     .where('workspace_id', '=', workspaceId)
     .where('status', '=', 'ready')
+    .where('deleted_at', 'is', null)
+    .where('id', 'in', ids);
+}
+
+/** The same change (folder, visibility) to several assets of the workspace at once. */
+export async function updateAssets(
+  db: DB,
+  workspaceId: number,
+  ids: readonly number[],
+  patch: Pick<AssetPatch, 'folder_id' | 'visibility'>,
+  now: number,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('assets')
+    .set({ ...patch, modified_at: now })
+    .where('workspace_id', '=', workspaceId)
     .where('id', 'in', ids)
     .execute();
-  return new Set(rows.map((r) => r.id));
 }

@@ -1,11 +1,16 @@
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { CollectionRow } from '../db/schema.js';
+import { sortKey } from '../domain/sort-key.js';
 import { parseTags, type PageWindow } from './assets.js';
+import { listOrder } from './list-order.js';
 
 /**
  * SQL for collections and their ordered members (collection_assets).
  * Positions are dense: 0..n-1 in each collection, kept so by `renumber`.
+ * Collections in the trash are not found or listed; members in the trash keep
+ * their row and position (a restore brings them back in place) but are not
+ * listed or counted.
  */
 export interface CollectionRecord extends Omit<CollectionRow, 'tags'> {
   tags: string[];
@@ -35,10 +40,13 @@ function withCount(db: DB) {
     .select((eb) =>
       eb
         .selectFrom('collection_assets as ca')
+        .innerJoin('assets as a', 'a.id', 'ca.asset_id')
         .select((eb2) => eb2.fn.countAll<number | string>().as('n'))
         .whereRef('ca.collection_id', '=', 'c.id')
+        .where('a.deleted_at', 'is', null)
         .as('asset_count'),
-    );
+    )
+    .where('c.deleted_at', 'is', null);
 }
 
 function toRecord(row: CollectionRow & { asset_count: number | string | null }): CollectionRecord {
@@ -51,6 +59,7 @@ export async function insertCollection(db: DB, v: NewCollectionValues): Promise<
     .values({
       workspace_id: v.workspace_id,
       name: v.name,
+      name_key: sortKey(v.name),
       description: v.description,
       visibility: v.visibility,
       tags: JSON.stringify(v.tags),
@@ -68,12 +77,15 @@ export async function findCollection(db: DB, id: number): Promise<CollectionReco
 }
 
 export async function listCollections(db: DB, workspaceId: number, window: PageWindow): Promise<{ items: CollectionRecord[]; total: number }> {
+  let page = withCount(db).where('c.workspace_id', '=', workspaceId);
+  for (const { by, direction } of listOrder(window.sort, 'c')) page = page.orderBy(by, direction);
   const [rows, count] = await Promise.all([
-    withCount(db).where('c.workspace_id', '=', workspaceId).orderBy('c.id').limit(window.limit).offset(window.offset).execute(),
+    page.limit(window.limit).offset(window.offset).execute(),
     db
       .selectFrom('collections')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .where('workspace_id', '=', workspaceId)
+      .where('deleted_at', 'is', null)
       .executeTakeFirstOrThrow(),
   ]);
   return { items: rows.map(toRecord), total: Number(count.n) };
@@ -83,7 +95,12 @@ export async function updateCollection(db: DB, workspaceId: number, id: number, 
   const { tags, ...plain } = patch;
   await db
     .updateTable('collections')
-    .set({ ...plain, ...(tags !== undefined && { tags: JSON.stringify(tags) }), modified_at: now })
+    .set({
+      ...plain,
+      ...(tags !== undefined && { tags: JSON.stringify(tags) }),
+      ...(plain.name !== undefined && { name_key: sortKey(plain.name) }),
+      modified_at: now,
+    })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .execute();
@@ -93,14 +110,16 @@ export async function deleteCollection(db: DB, workspaceId: number, id: number):
   await db.deleteFrom('collections').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
-/** Asset ids of a collection in order. The join on collections keeps the read inside the workspace. */
+/** Asset ids of a collection in order, without those in the trash. The join on collections keeps the read inside the workspace. */
 export async function collectionAssetIds(db: DB, workspaceId: number, id: number): Promise<number[]> {
   const rows = await db
     .selectFrom('collection_assets as ca')
     .innerJoin('collections as c', 'c.id', 'ca.collection_id')
+    .innerJoin('assets as a', 'a.id', 'ca.asset_id')
     .select('ca.asset_id')
     .where('c.workspace_id', '=', workspaceId)
     .where('ca.collection_id', '=', id)
+    .where('a.deleted_at', 'is', null)
     .orderBy('ca.position')
     .execute();
   return rows.map((r) => r.asset_id);

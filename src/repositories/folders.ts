@@ -1,8 +1,13 @@
 import type { DB } from '../db/database.js';
 import type { FolderRow } from '../db/schema.js';
+import { sortKey } from '../domain/sort-key.js';
 import { parseTags, type PageWindow } from './assets.js';
+import { listOrder } from './list-order.js';
 
-/** SQL for the folders table. tags is JSON text, parsed here. Trees are walked with WITH RECURSIVE (both dialects). */
+/**
+ * SQL for the folders table. tags is JSON text, parsed here. Trees are walked with WITH RECURSIVE (both dialects).
+ * Lookups and listings skip folders in the trash (`deleted_at`, see ./trash.ts).
+ */
 export interface FolderRecord extends Omit<FolderRow, 'tags'> {
   tags: string[];
 }
@@ -34,6 +39,7 @@ export async function insertFolder(db: DB, v: NewFolderValues): Promise<FolderRe
       workspace_id: v.workspace_id,
       parent_id: v.parent_id,
       name: v.name,
+      name_key: sortKey(v.name),
       visibility: v.visibility,
       tags: JSON.stringify(v.tags),
       created_at: v.now,
@@ -45,12 +51,19 @@ export async function insertFolder(db: DB, v: NewFolderValues): Promise<FolderRe
 }
 
 export async function findFolder(db: DB, id: number): Promise<FolderRecord | undefined> {
-  const row = await db.selectFrom('folders').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('folders').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
   return row && toRecord(row);
 }
 
+/** A folder of the workspace that is not in the trash (nothing may be put into a trashed folder). */
 export async function folderExistsInWorkspace(db: DB, workspaceId: number, id: number): Promise<boolean> {
-  const row = await db.selectFrom('folders').select('id').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('folders')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -61,11 +74,13 @@ export async function listFolders(
   parentId: number | null | undefined,
   window: PageWindow,
 ): Promise<{ items: FolderRecord[]; total: number }> {
-  let base = db.selectFrom('folders').where('workspace_id', '=', workspaceId);
+  let base = db.selectFrom('folders').where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
   if (parentId === null) base = base.where('parent_id', 'is', null);
   else if (parentId !== undefined) base = base.where('parent_id', '=', parentId);
+  let page = base.selectAll();
+  for (const { by, direction } of listOrder(window.sort)) page = page.orderBy(by, direction);
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('id').limit(window.limit).offset(window.offset).execute(),
+    page.limit(window.limit).offset(window.offset).execute(),
     base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items: rows.map(toRecord), total: Number(count.n) };
@@ -75,7 +90,12 @@ export async function updateFolder(db: DB, workspaceId: number, id: number, patc
   const { tags, ...plain } = patch;
   await db
     .updateTable('folders')
-    .set({ ...plain, ...(tags !== undefined && { tags: JSON.stringify(tags) }), modified_at: now })
+    .set({
+      ...plain,
+      ...(tags !== undefined && { tags: JSON.stringify(tags) }),
+      ...(plain.name !== undefined && { name_key: sortKey(plain.name) }),
+      modified_at: now,
+    })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .execute();
@@ -105,7 +125,7 @@ export async function ancestorIds(db: DB, workspaceId: number, folderId: number)
   return rows.map((r) => r.id);
 }
 
-/** Direct contents of a folder: subfolders and assets. */
+/** Direct contents of a folder that are not in the trash: subfolders and assets. */
 export async function countContents(db: DB, workspaceId: number, id: number): Promise<{ folders: number; assets: number }> {
   const [folders, assets] = await Promise.all([
     db
@@ -113,6 +133,7 @@ export async function countContents(db: DB, workspaceId: number, id: number): Pr
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .where('workspace_id', '=', workspaceId)
       .where('parent_id', '=', id)
+      .where('deleted_at', 'is', null)
       .executeTakeFirstOrThrow(),
     db
       .selectFrom('assets')
@@ -121,39 +142,58 @@ export async function countContents(db: DB, workspaceId: number, id: number): Pr
       .where('folder_id', '=', id)
       // An asset still uploading is not shown, so it does not make the folder non-empty (the FK moves it to no folder).
       .where('status', '=', 'ready')
+      .where('deleted_at', 'is', null)
       .executeTakeFirstOrThrow(),
   ]);
   return { folders: Number(folders.n), assets: Number(assets.n) };
 }
 
-/** `WITH RECURSIVE subtree(id)`: the folder and every folder below it, inside the workspace. */
-function withSubtree(db: DB, workspaceId: number, id: number) {
+/**
+ * `WITH RECURSIVE subtree(id)`: the folder and every folder below it, inside the workspace. Folders in the
+ * trash are not walked into (`live`), or only those trashed together with the folder (`batch`: the folder's
+ * deleted_at).
+ */
+export function withSubtree(db: DB, workspaceId: number, id: number, walk: 'live' | { batch: number } = 'live') {
   return db.withRecursive('subtree(id)', (qb) =>
     qb
       .selectFrom('folders')
       .select('id')
       .where('workspace_id', '=', workspaceId)
       .where('id', '=', id)
-      .union((qb2) =>
-        qb2
+      .union((qb2) => {
+        const below = qb2
           .selectFrom('folders as f')
           .innerJoin('subtree as s', 's.id', 'f.parent_id')
           .select('f.id')
-          .where('f.workspace_id', '=', workspaceId),
-      ),
+          .where('f.workspace_id', '=', workspaceId);
+        return walk === 'live' ? below.where('f.deleted_at', 'is', null) : below.where('f.deleted_at', '=', walk.batch);
+      }),
   );
 }
 
-/** Deletes the folder, every folder below it and every asset in any of them. Returns how many of each went. */
+/**
+ * Deletes the folder, every folder below it and every asset in any of them, at once (no trash). What
+ * was already in the trash stays there: a trashed subfolder moves to the top level first (the parent_id
+ * cascade would take it along), a trashed asset loses its folder (ON DELETE SET NULL); a restore then
+ * puts them at the top level. Returns how many of each went.
+ */
 export async function deleteFolderTree(db: DB, workspaceId: number, id: number): Promise<{ folders: number; assets: number }> {
   // Counted first: SQLite does not count the subfolders that the parent_id cascade removed before the DELETE reached them.
   const tree = await withSubtree(db, workspaceId, id)
     .selectFrom('subtree')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .executeTakeFirstOrThrow();
+  await withSubtree(db, workspaceId, id)
+    .updateTable('folders')
+    .set({ parent_id: null })
+    .where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is not', null)
+    .where('parent_id', 'in', (eb) => eb.selectFrom('subtree').select('subtree.id'))
+    .execute();
   const assets = await withSubtree(db, workspaceId, id)
     .deleteFrom('assets')
     .where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is', null)
     .where('folder_id', 'in', (eb) => eb.selectFrom('subtree').select('subtree.id'))
     .executeTakeFirst();
   await withSubtree(db, workspaceId, id)

@@ -112,7 +112,17 @@ export async function demoteCurrentVersion(db: DB, assetId: number, metadata: Re
 export async function markVersionCurrent(
   db: DB,
   id: number,
-  values: { number: number; mime_type: string; file_size: number; width: number | null; height: number | null; metadata: Record<string, unknown> },
+  values: {
+    number: number;
+    mime_type: string;
+    file_size: number;
+    width: number | null;
+    height: number | null;
+    page_count?: number | null;
+    metadata: Record<string, unknown>;
+    restored_from_id: number | null;
+    restored_from_number: number | null;
+  },
 ): Promise<void> {
   await db
     .updateTable('asset_versions')
@@ -133,6 +143,7 @@ export async function applyVersionToAsset(db: DB, assetId: number, v: VersionRec
       width: v.width,
       height: v.height,
       orientation: orientationOf(v.width, v.height),
+      page_count: v.page_count,
       metadata: JSON.stringify(v.metadata),
       storage_key: v.storage_key,
       modified_at: now,
@@ -154,6 +165,19 @@ export async function deleteHistoryVersion(db: DB, id: number): Promise<boolean>
 
 export async function setPreviewStatus(db: DB, id: number, status: AssetVersionRow['preview_status'], note: string | null): Promise<void> {
   await db.updateTable('asset_versions').set({ preview_status: status, preview_note: note }).where('id', '=', id).execute();
+}
+
+/**
+ * The version's page count, and its asset's while it is the current version. Call under the
+ * asset's row lock, which promote() takes too: the version cannot stop being current meanwhile.
+ */
+export async function setPageCount(db: DB, id: number, pageCount: number | null): Promise<void> {
+  await db.updateTable('asset_versions').set({ page_count: pageCount }).where('id', '=', id).execute();
+  await db
+    .updateTable('assets')
+    .set({ page_count: pageCount })
+    .where('id', '=', (eb) => eb.selectFrom('asset_versions').select('asset_id').where('id', '=', id).where('is_current', '=', 1))
+    .execute();
 }
 
 /** Links an upload session to the version it fills. */

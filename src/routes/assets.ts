@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, IdParams, ok } from '../http/schemas.js';
 import type { CatalogService } from '../services/catalog-service.js';
-import { AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf } from './catalog-schemas.js';
+import { AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf, PermanentQuery } from './catalog-schemas.js';
 
 const NOT_VISIBLE =
   'An asset that does not exist and an asset of a workspace the caller is not a member of both answer 404 with the same body.';
@@ -17,10 +17,11 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
         tags,
         summary: 'List the assets of a workspace (viewers and up)',
         description:
-          'Ordered by id ascending. folder_id omitted lists every asset of the workspace, folder_id=root the assets that are ' +
+          'Ordered by sort_by (name, size or a date, ties by id), by id ascending without it. folder_id omitted lists every asset of the workspace, folder_id=root the assets that are ' +
           'in no folder, folder_id=n the assets directly in folder n (not in its subfolders). A folder_id that is not a folder ' +
           'of the workspace is 400 VALIDATION_ERROR with field folder_id. Not a member of the workspace: 404. ' +
-          'Unknown query parameters are rejected (400). Every member sees every asset: visibility is stored for sharing, ' +
+          'Unknown query parameters are rejected (400). Assets in the trash are not listed (GET /dam/trash). ' +
+          'Every member sees every asset: visibility is stored for sharing, ' +
           'it does not hide assets from members.',
         querystring: AssetListQuery,
         response: { 200: Envelope(PageOf(AssetSchema)), ...catalogErrors },
@@ -52,7 +53,7 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
         description:
           'Only the properties sent change; at least one is required and unknown properties are rejected (400). ' +
           'tags and metadata are replaced as a whole (no merge). folder_id null moves the asset out of any folder; a folder_id ' +
-          'that is not a folder of the asset\'s workspace (missing or in another workspace, indistinguishable) is 400 ' +
+          'that is not a folder of the asset\'s workspace (missing, in the trash or in another workspace, indistinguishable) is 400 ' +
           'VALIDATION_ERROR with field folder_id. modified_at is set on every successful PATCH. ' +
           'file_name, mime_type, size and dimensions (hence file_type and orientation) are facts of the file, not editable here. ' +
           NOT_VISIBLE,
@@ -69,15 +70,22 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
     {
       schema: {
         tags,
-        summary: 'Delete an asset (managers and admins)',
+        summary: 'Move an asset to the trash, or delete it at once (managers and admins; permanent: admins)',
         description:
-          'The asset leaves every collection it was in; the positions of those collections are closed up. ' + NOT_VISIBLE,
+          'The asset moves to its workspace\'s trash (GET /dam/trash): from then on it is missing from every list, search, ' +
+          'collection (asset_ids, asset_count) and version endpoint, and its GET, downloads and version URLs answer 404, ' +
+          'until POST /dam/trash/restore brings it back where it was, collections included. Its files stay stored (and ' +
+          'counted) until it is purged, DAM_TRASH_DAYS after deletion, or the trash is emptied. permanent=true (workspace ' +
+          'admins; 403 for others) deletes it at once instead: it leaves every collection it was in, the positions of ' +
+          'those collections are closed up, and its files are removed. ' +
+          NOT_VISIBLE,
         params: IdParams,
+        querystring: PermanentQuery,
         response: { 200: Envelope(Deleted), ...catalogErrors },
       },
     },
     async (req) => {
-      await assets.remove(req.caller, req.params.id);
+      await assets.remove(req.caller, req.params.id, req.query.permanent ?? false);
       return ok({ id: req.params.id });
     },
   );

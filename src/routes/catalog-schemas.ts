@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { FILE_TYPES, ORIENTATIONS } from '../domain/file-types.js';
 import { METADATA_LIMITS } from '../http/json-limits.js';
-import { ErrorBody, Id as IdOf, NewVisibility, Paging, PlainName, Tags, Visibility } from '../http/schemas.js';
+import { ErrorBody, Id as IdOf, NewVisibility, Paging, PlainName, SortBy, Tags, Visibility } from '../http/schemas.js';
 
 /**
  * TypeBox schemas of the catalog (assets, folders, collections), declared once:
@@ -42,6 +42,11 @@ export const AssetSchema = Type.Object({
   height: Type.Union([Type.Integer(), Type.Null()], { description: 'Pixels; null when unknown' }),
   orientation: Type.Union([Type.Literal('landscape'), Type.Literal('portrait'), Type.Literal('square'), Type.Null()], {
     description: `Derived from width and height (${ORIENTATIONS.join(', ')}); null when they are unknown`,
+  }),
+  page_count: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    description:
+      "Pages of the current version's file (a PDF, or an office document as converted to PDF), counted by its preview job; " +
+      'null until then, for other files, and when the pages cannot be counted (encrypted or corrupt PDF, tool not installed)',
   }),
   tags: Type.Array(Type.String()),
   visibility: Type.Integer({ description: '0 = public, any other value = private' }),
@@ -108,10 +113,20 @@ const strict = { additionalProperties: false } as const;
 const Description = (fallback?: string) =>
   Type.String({ maxLength: 2000, 'x-plain-text': 'multiline', ...(fallback === undefined ? {} : { default: fallback }) });
 
+/** `sort_by` of the three lists; `sizes` says what a size order means for the kind listed. */
+const ListSortBy = (sizes: string) =>
+  Type.Optional(
+    SortBy(
+      'Omitted: by id ascending. display_file_name: by name, case-insensitive, numbers in names by value (img2 < img10 < IMG11); ' +
+        `file_size: ${sizes}; modified_at, created_at: by that date. Ties by id in the same direction, so pages never overlap or skip.`,
+    ),
+  );
+
 export const AssetListQuery = Type.Object(
   {
     workspaceId: Id,
     folder_id: Type.Optional(FolderRef('Omitted: every asset of the workspace; root: assets in no folder; n: assets directly in folder n')),
+    sort_by: ListSortBy('by size in bytes'),
     ...Paging,
   },
   strict,
@@ -132,6 +147,7 @@ export const FolderListQuery = Type.Object(
   {
     workspaceId: Id,
     parent_id: Type.Optional(FolderRef('Omitted: every folder of the workspace; root: top-level folders; n: children of folder n')),
+    sort_by: ListSortBy('folders have no size, so by name as display_file_name'),
     ...Paging,
   },
   strict,
@@ -158,12 +174,26 @@ export const FolderPatchBody = Type.Object(
   { ...strict, minProperties: 1 },
 );
 
+/** `?permanent=true` on the DELETE routes of assets, folders and collections: skip the trash (issue #11). */
+const Permanent = {
+  permanent: Type.Optional(
+    Type.Boolean({ default: false, description: 'Delete at once instead of moving to the trash (workspace admins only; 403 otherwise)' }),
+  ),
+};
+export const PermanentQuery = Type.Object(Permanent, strict);
+
 export const FolderDeleteQuery = Type.Object(
-  { recursive: Type.Optional(Type.Boolean({ default: false, description: 'Also delete subfolders and every asset in them' })) },
+  {
+    recursive: Type.Optional(Type.Boolean({ default: false, description: 'Also delete subfolders and every asset in them' })),
+    ...Permanent,
+  },
   strict,
 );
 
-export const CollectionListQuery = Type.Object({ workspaceId: Id, ...Paging }, strict);
+export const CollectionListQuery = Type.Object(
+  { workspaceId: Id, sort_by: ListSortBy('collections have no size, so by name as display_file_name'), ...Paging },
+  strict,
+);
 
 export const CollectionCreateBody = Type.Object(
   {
@@ -193,7 +223,7 @@ export const AssetIdsBody = Type.Object(
 
 export const FolderDeleted = Type.Object({
   id: Type.Integer(),
-  deleted_folders: Type.Integer({ description: 'The folder itself and its subfolders' }),
+  deleted_folders: Type.Integer({ description: 'The folder itself and its subfolders (moved to the trash, or deleted with permanent=true)' }),
   deleted_assets: Type.Integer(),
 });
 

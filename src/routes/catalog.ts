@@ -1,12 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services/index.js';
 import { assetRoutes } from './assets.js';
+import { bulkRoutes } from './bulk.js';
 import { collectionRoutes } from './collections.js';
 import { folderRoutes } from './folders.js';
+import { trashRoutes } from './trash.js';
 
-/** The catalog under /dam: assets, folders and collections, one routes file each. */
+/** The catalog under /dam: assets, folders and collections, one routes file each; their trash and bulk operations. */
 export const catalogRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   await app.register(assetRoutes, { catalog: services.catalog });
   await app.register(folderRoutes, { catalog: services.catalog });
   await app.register(collectionRoutes, { catalog: services.catalog });
+  await app.register(trashRoutes, { trash: services.trash });
+  await app.register(bulkRoutes, { bulk: services.bulk });
 };

@@ -11,6 +11,7 @@ import {
   CollectionSchema,
   Deleted,
   PageOf,
+  PermanentQuery,
 } from './catalog-schemas.js';
 
 const NOT_VISIBLE =
@@ -41,7 +42,9 @@ export const collectionRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogSe
       schema: {
         tags,
         summary: 'List the collections of a workspace (viewers and up)',
-        description: 'Ordered by id ascending; each item carries asset_count, not the asset ids. Not a member of the workspace: 404.',
+        description:
+          'Ordered by sort_by (name or a date, ties by id; a size order sorts by name), by id ascending without it; each item carries asset_count, not the asset ids. Collections in the trash are not listed, ' +
+          'and assets in the trash are not counted. Not a member of the workspace: 404.',
         querystring: CollectionListQuery,
         response: { 200: Envelope(PageOf(CollectionSchema)), ...catalogErrors },
       },
@@ -55,7 +58,7 @@ export const collectionRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogSe
       schema: {
         tags,
         summary: 'One collection with its ordered asset ids (viewers and up)',
-        description: NOT_VISIBLE,
+        description: 'asset_ids and asset_count leave out assets in the trash (they come back in place when restored). ' + NOT_VISIBLE,
         params: IdParams,
         response: { 200: Envelope(CollectionDetailSchema), ...catalogErrors },
       },
@@ -83,14 +86,19 @@ export const collectionRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogSe
     {
       schema: {
         tags,
-        summary: 'Delete a collection (managers and admins); its assets are kept',
-        description: NOT_VISIBLE,
+        summary: 'Move a collection to the trash, or delete it at once (managers and admins; permanent: admins); its assets are kept',
+        description:
+          'The collection moves to its workspace\'s trash (GET /dam/trash): it is missing from lists and search and its ' +
+          'GET answers 404 until POST /dam/trash/restore brings it back with its members in their order. permanent=true ' +
+          '(workspace admins; 403 for others) deletes it at once instead. Either way its assets stay where they are. ' +
+          NOT_VISIBLE,
         params: IdParams,
+        querystring: PermanentQuery,
         response: { 200: Envelope(Deleted), ...catalogErrors },
       },
     },
     async (req) => {
-      await collections.remove(req.caller, req.params.id);
+      await collections.remove(req.caller, req.params.id, req.query.permanent ?? false);
       return ok({ id: req.params.id });
     },
   );
@@ -103,7 +111,7 @@ export const collectionRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogSe
         summary: 'Append assets to a collection, in the given order (managers and admins)',
         description:
           'Ids already in the collection keep their place; the others are appended in the order given. Every id must be an ' +
-          "asset of the collection's workspace: otherwise (missing or in another workspace, indistinguishable) the whole call " +
+          "asset of the collection's workspace: otherwise (missing, in the trash or in another workspace, indistinguishable) the whole call " +
           'is 400 VALIDATION_ERROR with field asset_ids and nothing changes. Duplicate ids in the body are 400. ' +
           'Answers the collection with its new order; modified_at changes when the membership does. ' +
           NOT_VISIBLE,

@@ -15,7 +15,7 @@ import {
 const NOT_VISIBLE =
   'A folder that does not exist and a folder of a workspace the caller is not a member of both answer 404 with the same body.';
 const PARENT_RULE =
-  'A parent_id that is not a folder of the same workspace (missing or in another workspace, indistinguishable) is 400 ' +
+  'A parent_id that is not a folder of the same workspace (missing, in the trash or in another workspace, indistinguishable) is 400 ' +
   'VALIDATION_ERROR with field parent_id. Folder names need not be unique.';
 
 export const folderRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService }> = (app, { catalog }, done) => {
@@ -47,9 +47,10 @@ export const folderRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogServic
         tags,
         summary: 'List the folders of a workspace (viewers and up)',
         description:
-          'Ordered by id ascending. parent_id omitted lists every folder of the workspace (build the tree client-side), ' +
+          'Ordered by sort_by (name or a date, ties by id; a size order sorts by name), by id ascending without it. parent_id omitted lists every folder of the workspace (build the tree client-side), ' +
           'parent_id=root the top-level folders, parent_id=n the direct children of folder n. A parent_id that is not a ' +
-          'folder of the workspace is 400 VALIDATION_ERROR with field parent_id. Not a member of the workspace: 404.',
+          'folder of the workspace is 400 VALIDATION_ERROR with field parent_id. Folders in the trash are not listed. ' +
+          'Not a member of the workspace: 404.',
         querystring: FolderListQuery,
         response: { 200: Envelope(PageOf(FolderSchema)), ...catalogErrors },
       },
@@ -91,18 +92,22 @@ export const folderRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogServic
     {
       schema: {
         tags,
-        summary: 'Delete a folder (managers and admins)',
+        summary: 'Move a folder to the trash, or delete it at once (managers and admins; permanent: admins)',
         description:
-          'A folder that still holds subfolders or assets is 409 NOT_EMPTY unless recursive=true, which deletes the folder, ' +
-          'all its subfolders and every asset in any of them (the assets also leave their collections). The answer counts ' +
-          'what was deleted. ' +
+          'A folder that still holds subfolders or assets (not counting those in the trash) is 409 NOT_EMPTY unless ' +
+          'recursive=true, which takes the folder, all its subfolders and every asset in any of them. They move to the ' +
+          'workspace\'s trash together, as one batch that POST /dam/trash/restore brings back together; until then they are ' +
+          'missing from lists, search and collections, and their files stay stored. An upload still in progress into the ' +
+          'subtree lands at the top level. permanent=true (workspace admins; 403 for others) deletes them at once instead ' +
+          '(the assets also leave their collections); items of the subtree that were already in the trash stay there, and ' +
+          'a restore puts them at the top level. The answer counts what was trashed or deleted. ' +
           NOT_VISIBLE,
         params: IdParams,
         querystring: FolderDeleteQuery,
         response: { 200: Envelope(FolderDeleted), ...catalogErrors },
       },
     },
-    async (req) => ok(await folders.remove(req.caller, req.params.id, req.query.recursive ?? false)),
+    async (req) => ok(await folders.remove(req.caller, req.params.id, req.query.recursive ?? false, req.query.permanent ?? false)),
   );
   done();
 };

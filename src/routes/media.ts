@@ -23,7 +23,8 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
           'The URLs come from version objects and the preview endpoint; the signature covers the path and the expiry. ' +
           'A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206. ' +
           'Served inline only for raster images, audio and video (by the recorded, sniffed type); HTML, SVG, XML and JavaScript, ' +
-          'and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP.',
+          'and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP. ' +
+          'For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404.',
         params: Type.Object({
           id: Id('Version id'),
           kind: Type.Union([Type.Literal('file'), Type.Literal('thumbnail'), Type.Literal('preview')]),

@@ -10,7 +10,8 @@ const tags = ['search'];
 
 const ISOLATION =
   'Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them ' +
-  '(not a member, or no such workspace: 404). Only assets whose upload completed are searchable. ' +
+  '(not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the ' +
+  'trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. ' +
   'Every member sees every document: visibility is a filterable field, not an access rule.';
 
 const HELPERS: { path: string; collection: CollectionName; what: string }[] = [

@@ -165,7 +165,8 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
         summary: 'Download an object (any member)',
         description:
           'Streams the file as an attachment (whatever its type: HTML or SVG is never rendered from this origin) with ' +
-          '`X-Content-Type-Options: nosniff` and its recorded type. A single `Range` is answered with 206; an unsatisfiable one with 416.',
+          '`X-Content-Type-Options: nosniff` and its recorded type. A single `Range` is answered with 206; an unsatisfiable one with 416. ' +
+          'The object of an asset in the trash answers 404 until the asset is restored.',
         querystring: Type.Object({ key: Key, workspaceId: WorkspaceId }),
         response: { 200: Type.Any({ description: 'The file' }), 206: Type.Any({ description: 'Part of the file' }), ...errors, 416: ErrorBody },
       },
@@ -182,6 +183,9 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
       schema: {
         tags,
         summary: 'Delete an object and its asset (managers and admins)',
+        description:
+          'Deletes at once, without the trash (DELETE /dam/assets/:id moves to the trash instead): the asset, its versions and ' +
+          'their files. An asset already in the trash answers 404 here; DELETE /dam/trash empties the trash.',
         querystring: Type.Object({ key: Key, workspaceId: WorkspaceId }),
         response: { 200: Success, ...errors },
       },

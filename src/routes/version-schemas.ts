@@ -24,7 +24,20 @@ export const VersionSchema = Type.Object({
   metadata: Metadata,
   preview_status: Type.Union([Type.Literal('pending'), Type.Literal('ready'), Type.Literal('unavailable'), Type.Literal('failed')], {
     description:
-      'pending: being made; ready: thumbnail and preview exist; unavailable: none can be made (file type, ffmpeg missing, unreadable file); failed: the job gave up',
+      'pending: being made; ready: thumbnail and preview exist; unavailable: none can be made, and the preview endpoint says why ' +
+      '(a type without previews, a tool not installed: ffmpeg for videos, pdftoppm for PDFs, LibreOffice for office documents; ' +
+      'an unreadable, encrypted or corrupt file); failed: the job gave up. Previews are made of images, video poster frames, ' +
+      "the first page of PDFs and office documents (docx, xlsx, pptx, odt, ods, odp, doc, xls, ppt, rtf) and the first lines of text files",
+  }),
+  restored_from: Type.Union([Type.Object({ id: Type.Integer(), version: Type.String({ pattern: '^v[1-9][0-9]*$' }) }), Type.Null()], {
+    description:
+      'For a version made by POST /dam/versions/:id/restore: the id and label of the version it copies (kept when that ' +
+      'version is deleted later); null for uploaded versions',
+  }),
+  page_count: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    description:
+      'Pages of a PDF, or of an office document as converted to PDF (slides; printed pages of a spreadsheet); counted by the ' +
+      'preview job, so null while preview_status is pending, and null for other files or when the pages cannot be counted',
   }),
 });
 export type VersionView = Static<typeof VersionSchema>;

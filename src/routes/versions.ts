@@ -10,7 +10,8 @@ import { AssetSchema, Deleted, Metadata } from './catalog-schemas.js';
 import { PreviewSchema, VersionSchema } from './version-schemas.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
-const NOT_VISIBLE = 'A missing id and an id in a workspace the caller is not a member of both answer 404.';
+const NOT_VISIBLE =
+  'A missing id, an id in a workspace the caller is not a member of, and an asset in the trash (or a version of one) all answer 404.';
 const tags = ['versions'];
 
 /** seed 4.5: any one file part, under any name (the seed leaves the name open; `file` is the usual one). */
@@ -97,7 +98,9 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ versions: VersionService
         summary: 'Restore a history version (managers and admins)',
         description:
           'Creates a new version (the next label) with the restored version\'s file and metadata and makes it current; the ' +
-          'previous current becomes history (seed 3, 9). Answers the updated asset. Restoring the current version is 409. ' +
+          'previous current becomes history (seed 3, 9). The new version\'s restored_from names the version it copies (id and ' +
+          'label); the restore is recorded in the activity log (version.restore). Answers the updated asset. Restoring the ' +
+          'current version is 409. ' +
           NOT_VISIBLE,
         params: IdParams,
         response: { 200: AssetSchema, ...errors },

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DB } from '../db/database.js';
+import type { Sort } from '../domain/sort-orders.js';
 import { parseTags } from '../repositories/assets.js';
 import { KIND } from './collections.js';
 import type { TextSearchDialect } from './dialects/index.js';
@@ -13,9 +14,6 @@ import type { RequiredWords } from './filter/pushdown.js';
  * caller's workspaces are always part of the WHERE clause (seed 5).
  */
 
-export type SortField = 'modified_at' | 'created_at';
-export type Direction = 'asc' | 'desc';
-
 export interface SearchPlan {
   readonly kind: number;
   /** The workspaces whose documents may be returned; never empty. */
@@ -25,8 +23,8 @@ export interface SearchPlan {
   readonly filter: RawBuilder<SqlBool> | null;
   /** Words the filter implies (filter/pushdown.ts). */
   readonly required: RequiredWords;
-  /** Null: by relevance (with words), then newest first. */
-  readonly sort: { readonly field: SortField; readonly direction: Direction } | null;
+  /** Null: by relevance (with words), then newest first. Folders and collections never get a file_size sort (sort-orders.ts). */
+  readonly sort: Sort | null;
 }
 
 export interface DocumentRow {
@@ -68,7 +66,16 @@ const CATALOG: Readonly<Record<number, { table: RawBuilder<unknown>; columns: Ra
 };
 
 const DIRECTION = { asc: sql.raw('ASC'), desc: sql.raw('DESC') } as const;
-const SORT_COLUMN = { modified_at: sql.raw('modified_at'), created_at: sql.raw('created_at') } as const;
+/**
+ * Where each sort's value is: the dates in search_documents (`d`), the name key and the size in
+ * search_sort (migration 0010), kept apart so that the index triggers of search_documents stay as they are.
+ */
+const SORT_COLUMN = {
+  modified_at: { table: 'documents', column: sql.raw('modified_at') },
+  created_at: { table: 'documents', column: sql.raw('created_at') },
+  display_file_name: { table: 'sort', column: sql.raw('name_key') },
+  file_size: { table: 'sort', column: sql.raw('file_size') },
+} as const;
 
 /** Up to this many workspaces, a page without words is read per workspace (see listPage). */
 const MAX_BRANCHES = 64;
@@ -92,7 +99,8 @@ function scopeConditions(plan: SearchPlan, ws: readonly number[]): Condition[] {
 
 function order(plan: SearchPlan) {
   const dir = DIRECTION[plan.sort?.direction ?? 'desc'];
-  return { dir, col: SORT_COLUMN[plan.sort?.field ?? 'modified_at'] };
+  const { table, column } = SORT_COLUMN[plan.sort?.field ?? 'modified_at'];
+  return { dir, col: column, inSortTable: table === 'sort' };
 }
 
 /** `page` (doc_id, ref_id, r, s) joined to the catalog, in page order. */
@@ -124,11 +132,13 @@ export async function searchDocuments(db: DB, dialect: TextSearchDialect, plan: 
  */
 async function textPage(db: DB, dialect: TextSearchDialect, plan: SearchPlan, words: readonly string[], limit: number, offset: number): Promise<SearchPage> {
   const text = dialect.textMatch(words, plan.required);
-  const { dir, col } = order(plan);
+  const { dir, col, inSortTable } = order(plan);
   const rank = plan.sort ? sql`0` : text.relevance;
+  // A name or size is one more lookup per match, by primary key (a scalar subquery: the same SQL on both databases).
+  const value = inSortTable ? sql`(SELECT o.${col} FROM search_sort o WHERE o.doc_id = d.doc_id)` : sql`d.${col}`;
   const where = sql.join([text.where, ...scopeConditions(plan, plan.workspaceIds)], sql` AND `);
   const { rows } = await sql<Omit<DocumentRow, 'tags'> & { tags: string; id: number | null; found: number | string }>`
-    WITH m AS MATERIALIZED (SELECT d.doc_id, d.ref_id, ${rank} AS r, d.${col} AS s FROM ${text.from} WHERE ${where}),
+    WITH m AS MATERIALIZED (SELECT d.doc_id, d.ref_id, ${rank} AS r, ${value} AS s FROM ${text.from} WHERE ${where}),
     page AS (SELECT * FROM m ORDER BY r, s ${dir}, doc_id ${dir} LIMIT ${limit} OFFSET ${offset})
     SELECT n.found, x.* FROM (SELECT count(*) AS found FROM m) n LEFT JOIN (${withDocuments(plan)}) x ON 1 = 1
     ORDER BY x.r, x.s ${dir}, x.doc_id ${dir}`.execute(db);
@@ -141,18 +151,30 @@ async function countListed(db: DB, plan: SearchPlan): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
-/** A page without words: by date (the index order), then doc_id. */
+/**
+ * A page without words, in index order: by date from search_documents' date indexes; by name or size
+ * from search_sort's (kind, workspace_id, name_key | file_size, doc_id), each entry joined to its
+ * document, which decides whether it is searchable and holds the filtered fields. Then doc_id.
+ */
 async function listPage(db: DB, plan: SearchPlan, limit: number, offset: number): Promise<DocumentRow[]> {
-  const { dir, col } = order(plan);
-  const byDate = (ws: readonly number[]) =>
-    sql`SELECT d.doc_id, d.ref_id, 0 AS r, d.${col} AS s FROM search_documents d WHERE ${sql.join(scopeConditions(plan, ws), sql` AND `)}
-      ORDER BY d.${col} ${dir}, d.doc_id ${dir}`;
+  const { dir, col, inSortTable } = order(plan);
+  const ordered = (ws: readonly number[]) => {
+    const where = sql.join(scopeConditions(plan, ws), sql` AND `);
+    if (!inSortTable) {
+      return sql`SELECT d.doc_id, d.ref_id, 0 AS r, d.${col} AS s FROM search_documents d WHERE ${where}
+        ORDER BY d.${col} ${dir}, d.doc_id ${dir}`;
+    }
+    const workspace = ws.length === 1 ? sql`o.workspace_id = ${ws[0]}` : sql`o.workspace_id IN (${sql.join(ws)})`;
+    return sql`SELECT o.doc_id, d.ref_id, 0 AS r, o.${col} AS s FROM search_sort o JOIN search_documents d ON d.doc_id = o.doc_id
+      WHERE o.kind = ${plan.kind} AND ${workspace} AND ${where}
+      ORDER BY o.${col} ${dir}, o.doc_id ${dir}`;
+  };
   const ws = plan.workspaceIds;
-  let inner = byDate(ws);
+  let inner = ordered(ws);
   if (ws.length > 1 && ws.length <= MAX_BRANCHES) {
     // workspace_id IN (a, b) cannot read the date index in order, so neither database avoids sorting
     // every document (seconds at a million); one ordered, limited branch per workspace, merged, can.
-    const branches = ws.map((id, i) => sql`SELECT * FROM (${byDate([id])} LIMIT ${limit + offset}) AS ${sql.raw(`b${i}`)}`);
+    const branches = ws.map((id, i) => sql`SELECT * FROM (${ordered([id])} LIMIT ${limit + offset}) AS ${sql.raw(`b${i}`)}`);
     inner = sql`SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) AS u ORDER BY s ${dir}, doc_id ${dir}`;
   }
   const { rows } = await sql<Omit<DocumentRow, 'tags'> & { tags: string; id: number | null }>`

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { WireId } from '../http/schemas.js';
+import { SortBy as SortOrders, WireId } from '../http/schemas.js';
 import { FIELD_NAMES } from './filter/index.js';
 
 /**
@@ -14,9 +14,11 @@ export const CollectionName = Type.Union(
   { description: 'digital_assets: assets; digital_assets_categories: folders; dam_collections: curated collections' },
 );
 
-export const SortBy = Type.Union(
-  [Type.Literal('modified_at:desc'), Type.Literal('modified_at:asc'), Type.Literal('created_at:desc'), Type.Literal('created_at:asc')],
-  { description: 'Omitted: by relevance when q has words (name starts with q, then every word in the name, then the rest), then newest first. Given: by that date, ties by id in the same direction.' },
+export const SortBy = SortOrders(
+  'Omitted: by relevance when q has words (name starts with q, then every word in the name, then the rest), then newest first. ' +
+    'Given: in that order, ties by id in the same direction. modified_at, created_at: by that date. display_file_name: by name, ' +
+    'case-insensitive, numbers in names by value (img2 < img10 < IMG11). file_size: by size in bytes; folders and collections ' +
+    'have no size and are sorted by name instead.',
 );
 
 const Q = Type.String({

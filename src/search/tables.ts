@@ -33,3 +33,19 @@ export interface SearchTagsTable {
   tag: string;
   tag_folded: string;
 }
+
+/**
+ * The name and size order of every catalog row (migration 0010), kept by its
+ * own triggers (src/search/sort-schema/). Holds uploading rows too: a search
+ * joins it to search_documents, which decides what is searchable.
+ */
+export interface SearchSortTable {
+  /** ref_id * 4 + kind, as in search_documents. */
+  doc_id: number;
+  kind: number;
+  workspace_id: number;
+  /** The catalog row's name_key (src/domain/sort-key.ts). */
+  name_key: string;
+  /** Bytes; 0 for folders and collections. */
+  file_size: number;
+}

@@ -1,13 +1,18 @@
 import type { Static } from 'typebox';
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
+import type { Database } from '../db/schema.js';
+import { diffFields, diffMap } from '../domain/activity.js';
 import type { FileType, Orientation } from '../domain/file-types.js';
 import * as assets from '../repositories/assets.js';
 import * as collections from '../repositories/collections.js';
+import * as trash from '../repositories/trash.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
 import type { AssetListQuery, AssetPatchBody, AssetView, PageView } from '../routes/catalog-schemas.js';
 import { requireRole } from './access.js';
+import { ActivityService, assetSubject } from './activity-service.js';
 import type { Caller } from './auth-service.js';
-import { badReference, folderFilter, loadAuthorized, pageWindow } from './catalog-access.js';
+import { badReference, folderFilter, loadAuthorized, listWindow, requirePermanentDeletion } from './catalog-access.js';
 
 /** The API shape of an asset (AssetSchema). storage_key and other internals stay out. */
 export function toAssetView(a: assets.AssetRecord): AssetView {
@@ -23,6 +28,7 @@ export function toAssetView(a: assets.AssetRecord): AssetView {
     width: a.width,
     height: a.height,
     orientation: a.orientation as Orientation | null,
+    page_count: a.page_count,
     tags: a.tags,
     visibility: a.visibility,
     metadata: a.metadata,
@@ -42,7 +48,7 @@ export class AssetService {
     if (typeof folderId === 'number' && !(await folderExistsInWorkspace(db, q.workspaceId, folderId))) {
       throw badReference('folder_id', `folder ${folderId} does not exist in workspace ${q.workspaceId}`);
     }
-    const w = pageWindow(q);
+    const w = listWindow(q, 'assets');
     const { items, total } = await assets.listAssets(db, q.workspaceId, folderId, w);
     return { items: items.map(toAssetView), page: w.page, per_page: w.per_page, total };
   }
@@ -57,26 +63,55 @@ export class AssetService {
     if (typeof patch.folder_id === 'number' && !(await folderExistsInWorkspace(this.ctx.db, ws, patch.folder_id))) {
       throw badReference('folder_id', `folder ${patch.folder_id} does not exist in this asset's workspace`);
     }
-    await assets.updateAsset(this.ctx.db, ws, id, patch, this.ctx.now());
+    await this.ctx.db.transaction().execute(async (trx) => {
+      // The values before the change, read under the row lock so that the log's `before` is what this write replaced.
+      await this.ctx.database.support.lockRow(trx, 'assets', id);
+      const before = (await assets.findAsset(trx, id)) ?? asset;
+      await assets.updateAsset(trx, ws, id, patch, this.ctx.now());
+      await this.recordEdit(trx, caller, before, patch);
+    });
     return this.get(caller, id);
   }
 
-  /** Deletes the asset; foreign keys take it out of collections, whose positions are then closed up. */
-  async remove(caller: Caller, id: number): Promise<void> {
+  /** A folder change is a move (asset.move); the other fields an edit (asset.update): one entry each, when they changed. */
+  private async recordEdit(trx: Transaction<Database>, caller: Caller, before: assets.AssetRecord, patch: assets.AssetPatch): Promise<void> {
+    const entry = { workspaceId: before.workspace_id, actor: caller, subject: assetSubject({ ...before, ...patch }), at: this.ctx.now() };
+    const edited = diffFields<assets.AssetPatch>(before, patch, ['display_file_name', 'tags', 'visibility']);
+    const metadata = patch.metadata && diffMap(before.metadata, patch.metadata);
+    if (metadata) edited.metadata = metadata;
+    await ActivityService.recordChanges(trx, { ...entry, action: 'asset.update', changes: edited });
+    await ActivityService.recordChanges(trx, { ...entry, action: 'asset.move', changes: diffFields<assets.AssetPatch>(before, patch, ['folder_id']) });
+  }
+
+  /**
+   * Moves the asset to the trash (it keeps its collection memberships, hidden until restored), or with
+   * `permanent` (admins) deletes it: foreign keys take it out of collections, whose positions are then closed up.
+   */
+  async remove(caller: Caller, id: number, permanent = false): Promise<void> {
     const asset = await this.load(caller, id, 'manager');
     const ws = asset.workspace_id;
+    const entry = { workspaceId: ws, actor: caller, subject: assetSubject(asset), at: this.ctx.now() };
+    if (!permanent) {
+      await this.ctx.db.transaction().execute(async (trx) => {
+        await trash.trashAssets(trx, ws, [id], { deleted_at: this.ctx.now(), deleted_by: caller.id });
+        await ActivityService.record(trx, { ...entry, action: 'asset.trash' });
+      });
+      return;
+    }
+    await requirePermanentDeletion(this.ctx.db, ws, caller.id);
     await this.ctx.db.transaction().execute(async (trx) => {
       const touched = await collections.collectionsContaining(trx, ws, id);
       await assets.deleteAsset(trx, ws, id);
       await collections.renumber(trx, ws, touched);
+      await ActivityService.record(trx, { ...entry, action: 'asset.delete' });
     });
   }
 
-  /** An asset still 'uploading' is not in the catalog yet: 404 like a missing one. */
+  /** An asset still 'uploading' is not in the catalog yet, one in the trash no longer: 404 like a missing one. */
   private load(caller: Caller, id: number, min: 'viewer' | 'manager'): Promise<assets.AssetRecord> {
     const ready = async () => {
       const found = await assets.findAsset(this.ctx.db, id);
-      return found?.status === 'ready' ? found : undefined;
+      return found && assets.inCatalog(found) ? found : undefined;
     };
     return loadAuthorized(this.ctx.db, 'Asset', ready, caller.id, min);
   }

@@ -1,5 +1,6 @@
 import type { DB } from '../db/database.js';
 import type { Role } from '../db/schema.js';
+import { parseSortOrder, type Sort, type SortOrder } from '../domain/sort-orders.js';
 import { AppError, appError, notFound } from '../errors.js';
 import { requireRole } from './access.js';
 
@@ -46,7 +47,24 @@ export function pageWindow(q: PageRequest): { page: number; per_page: number; li
   return { page, per_page: perPage, limit: perPage, offset: (page - 1) * perPage };
 }
 
+/** The page and the order of a catalog list (`?sort_by=`; omitted: by id ascending). */
+export function listWindow(
+  q: PageRequest & { sort_by?: SortOrder },
+  what: 'assets' | 'folders' | 'collections',
+): ReturnType<typeof pageWindow> & { sort?: Sort } {
+  const w = pageWindow(q);
+  return q.sort_by ? { ...w, sort: parseSortOrder(q.sort_by, what) } : w;
+}
+
 /** `root` in a list filter means "no parent/folder". */
 export function folderFilter(ref: number | 'root' | undefined): number | null | undefined {
   return ref === 'root' ? null : ref;
+}
+
+/** `?permanent=true` skips the trash and deletes at once: workspace admins only (403 for anyone else). */
+export async function requirePermanentDeletion(db: DB, workspaceId: number, userId: number): Promise<void> {
+  const role = await requireRole(db, workspaceId, userId, 'viewer');
+  if (role !== 'admin') {
+    throw appError('FORBIDDEN', `permanent=true deletes at once, without the trash, and needs the admin role in this workspace; you are ${role}`);
+  }
 }

@@ -1,9 +1,11 @@
 import type { Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/database.js';
+import { diffFields, listChange } from '../domain/activity.js';
 import { notFound } from '../errors.js';
 import { assetIdsInWorkspace } from '../repositories/assets.js';
 import * as repo from '../repositories/collections.js';
+import { trashCollection } from '../repositories/trash.js';
 import type {
   CollectionCreateBody,
   CollectionDetailView,
@@ -13,8 +15,11 @@ import type {
   PageView,
 } from '../routes/catalog-schemas.js';
 import { requireRole } from './access.js';
+import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';
-import { badReference, loadAuthorized, pageWindow } from './catalog-access.js';
+import { badReference, loadAuthorized, listWindow, requirePermanentDeletion } from './catalog-access.js';
+
+const collectionSubject = (c: { id: number; name: string }) => ({ kind: 'collection' as const, id: c.id, name: c.name });
 
 export function toCollectionView(c: repo.CollectionRecord): CollectionView {
   return {
@@ -39,22 +44,26 @@ export class CollectionService {
 
   async list(caller: Caller, q: Static<typeof CollectionListQuery>): Promise<PageView<CollectionView>> {
     await requireRole(this.ctx.db, q.workspaceId, caller.id, 'viewer');
-    const w = pageWindow(q);
+    const w = listWindow(q, 'collections');
     const { items, total } = await repo.listCollections(this.ctx.db, q.workspaceId, w);
     return { items: items.map(toCollectionView), page: w.page, per_page: w.per_page, total };
   }
 
   async create(caller: Caller, body: Static<typeof CollectionCreateBody>): Promise<CollectionDetailView> {
     await requireRole(this.ctx.db, body.workspace_id, caller.id, 'manager');
-    const id = await repo.insertCollection(this.ctx.db, {
-      workspace_id: body.workspace_id,
-      name: body.name,
-      description: body.description ?? '',
-      visibility: body.visibility ?? 0,
-      tags: body.tags ?? [],
-      now: this.ctx.now(),
+    return this.ctx.db.transaction().execute(async (trx) => {
+      const id = await repo.insertCollection(trx, {
+        workspace_id: body.workspace_id,
+        name: body.name,
+        description: body.description ?? '',
+        visibility: body.visibility ?? 0,
+        tags: body.tags ?? [],
+        now: this.ctx.now(),
+      });
+      const subject = collectionSubject({ id, name: body.name });
+      await ActivityService.record(trx, { workspaceId: body.workspace_id, actor: caller, action: 'collection.create', subject, at: this.ctx.now() });
+      return this.detail(trx, id);
     });
-    return this.detail(this.ctx.db, id);
   }
 
   async get(caller: Caller, id: number): Promise<CollectionDetailView> {
@@ -64,13 +73,34 @@ export class CollectionService {
 
   async update(caller: Caller, id: number, patch: Static<typeof CollectionPatchBody>): Promise<CollectionDetailView> {
     const c = await this.load(caller, id, 'manager');
-    await repo.updateCollection(this.ctx.db, c.workspace_id, id, patch, this.ctx.now());
-    return this.detail(this.ctx.db, id);
+    const ws = c.workspace_id;
+    return this.ctx.db.transaction().execute(async (trx) => {
+      await this.ctx.database.support.lockRow(trx, 'workspaces', ws);
+      const before = (await repo.findCollection(trx, id)) ?? c;
+      await repo.updateCollection(trx, ws, id, patch, this.ctx.now());
+      const changes = diffFields<repo.CollectionPatch>(before, patch, ['name', 'description', 'visibility', 'tags']);
+      const subject = collectionSubject({ ...before, ...patch });
+      await ActivityService.recordChanges(trx, { workspaceId: ws, actor: caller, action: 'collection.update', subject, changes, at: this.ctx.now() });
+      return this.detail(trx, id);
+    });
   }
 
-  async remove(caller: Caller, id: number): Promise<void> {
+  /** To the trash (members stay, for a restore), or with `permanent` (admins) deleted at once. */
+  async remove(caller: Caller, id: number, permanent = false): Promise<void> {
     const c = await this.load(caller, id, 'manager');
-    await repo.deleteCollection(this.ctx.db, c.workspace_id, id);
+    const entry = { workspaceId: c.workspace_id, actor: caller, subject: collectionSubject(c), at: this.ctx.now() };
+    if (!permanent) {
+      await this.ctx.db.transaction().execute(async (trx) => {
+        await trashCollection(trx, c.workspace_id, id, { deleted_at: this.ctx.now(), deleted_by: caller.id });
+        await ActivityService.record(trx, { ...entry, action: 'collection.trash' });
+      });
+      return;
+    }
+    await requirePermanentDeletion(this.ctx.db, c.workspace_id, caller.id);
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await repo.deleteCollection(trx, c.workspace_id, id);
+      await ActivityService.record(trx, { ...entry, action: 'collection.delete' });
+    });
   }
 
   /** Appends in the given order; ids already in the collection keep their place. Every id must be an asset of the collection's workspace. */
@@ -89,6 +119,8 @@ export class CollectionService {
       if (fresh.length > 0) {
         await repo.appendAssets(trx, id, fresh, await repo.nextPosition(trx, id), this.ctx.now());
         await repo.updateCollection(trx, ws, id, {}, this.ctx.now());
+        const entry = { workspaceId: ws, actor: caller, subject: collectionSubject(c), at: this.ctx.now() };
+        await ActivityService.record(trx, { ...entry, action: 'collection.add_assets', changes: { asset_ids: listChange(fresh, 'added') } });
       }
       return this.detail(trx, id);
     });
@@ -100,9 +132,15 @@ export class CollectionService {
     const ws = c.workspace_id;
     return this.ctx.db.transaction().execute(async (trx) => {
       await this.ctx.database.support.lockRow(trx, 'workspaces', ws);
+      const present = new Set(await repo.collectionAssetIds(trx, ws, id));
+      const leaving = assetIds.filter((a) => present.has(a));
       if ((await repo.removeAssets(trx, id, assetIds)) > 0) {
         await repo.renumber(trx, ws, [id]);
         await repo.updateCollection(trx, ws, id, {}, this.ctx.now());
+      }
+      if (leaving.length > 0) {
+        const entry = { workspaceId: ws, actor: caller, subject: collectionSubject(c), at: this.ctx.now() };
+        await ActivityService.record(trx, { ...entry, action: 'collection.remove_assets', changes: { asset_ids: listChange(leaving, 'removed') } });
       }
       return this.detail(trx, id);
     });

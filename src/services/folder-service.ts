@@ -1,13 +1,18 @@
+import type { Transaction } from 'kysely';
 import type { Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { diffFields } from '../domain/activity.js';
 import { appError } from '../errors.js';
 import { renumber } from '../repositories/collections.js';
 import * as folders from '../repositories/folders.js';
+import { trashFolderTree } from '../repositories/trash.js';
 import type { FolderCreateBody, FolderListQuery, FolderPatchBody, FolderView, PageView } from '../routes/catalog-schemas.js';
 import { requireRole } from './access.js';
+import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';
-import { badReference, folderFilter, loadAuthorized, pageWindow } from './catalog-access.js';
+import { badReference, folderFilter, loadAuthorized, listWindow, requirePermanentDeletion } from './catalog-access.js';
 
 export function toFolderView(f: folders.FolderRecord): FolderView {
   return {
@@ -21,6 +26,8 @@ export function toFolderView(f: folders.FolderRecord): FolderView {
     modified_at: f.modified_at,
   };
 }
+
+const folderSubject = (f: { id: number; name: string }) => ({ kind: 'folder' as const, id: f.id, name: f.name });
 
 export interface FolderDeletion {
   id: number;
@@ -43,7 +50,7 @@ export class FolderService {
     if (typeof parentId === 'number' && !(await folders.folderExistsInWorkspace(db, q.workspaceId, parentId))) {
       throw badReference('parent_id', `folder ${parentId} does not exist in workspace ${q.workspaceId}`);
     }
-    const w = pageWindow(q);
+    const w = listWindow(q, 'folders');
     const { items, total } = await folders.listFolders(db, q.workspaceId, parentId, w);
     return { items: items.map(toFolderView), page: w.page, per_page: w.per_page, total };
   }
@@ -54,7 +61,7 @@ export class FolderService {
     const created = await this.inTreeLock(ws, async (trx) => {
       const parentId = body.parent_id ?? null;
       if (parentId !== null) await this.assertParentInWorkspace(trx, ws, parentId);
-      return folders.insertFolder(trx, {
+      const folder = await folders.insertFolder(trx, {
         workspace_id: ws,
         parent_id: parentId,
         name: body.name,
@@ -62,6 +69,8 @@ export class FolderService {
         tags: body.tags ?? [],
         now: this.ctx.now(),
       });
+      await ActivityService.record(trx, { workspaceId: ws, actor: caller, action: 'folder.create', subject: folderSubject(folder), at: this.ctx.now() });
+      return folder;
     });
     return toFolderView(created);
   }
@@ -81,15 +90,26 @@ export class FolderService {
           throw badReference('parent_id', `folder ${patch.parent_id} is this folder or one of its subfolders; a folder cannot be its own ancestor`);
         }
       }
+      const before = (await folders.findFolder(trx, id)) ?? folder;
       await folders.updateFolder(trx, ws, id, patch, this.ctx.now());
+      // A parent change is a move (folder.move); name, visibility and tags an edit (folder.update; a rename shows in changes.name).
+      const entry = { workspaceId: ws, actor: caller, subject: folderSubject({ ...before, ...patch }), at: this.ctx.now() };
+      const edited = diffFields<folders.FolderPatch>(before, patch, ['name', 'visibility', 'tags']);
+      await ActivityService.recordChanges(trx, { ...entry, action: 'folder.update', changes: edited });
+      await ActivityService.recordChanges(trx, { ...entry, action: 'folder.move', changes: diffFields<folders.FolderPatch>(before, patch, ['parent_id']) });
     });
     return this.get(caller, id);
   }
 
-  /** A folder with subfolders or assets is 409 NOT_EMPTY unless recursive, which deletes the whole subtree and its assets. */
-  async remove(caller: Caller, id: number, recursive: boolean): Promise<FolderDeletion> {
+  /**
+   * A folder with subfolders or assets is 409 NOT_EMPTY unless recursive, which takes the whole subtree and its
+   * assets. They move to the trash as one batch (one deleted_at, restored together), or with `permanent`
+   * (admins) are deleted at once.
+   */
+  async remove(caller: Caller, id: number, recursive: boolean, permanent = false): Promise<FolderDeletion> {
     const folder = await this.load(caller, id, 'manager');
     const ws = folder.workspace_id;
+    if (permanent) await requirePermanentDeletion(this.ctx.db, ws, caller.id);
     return this.inTreeLock(ws, async (trx) => {
       if (!recursive) {
         const contents = await folders.countContents(trx, ws, id);
@@ -100,8 +120,15 @@ export class FolderService {
           );
         }
       }
+      const entry = { workspaceId: ws, actor: caller, subject: folderSubject(folder), at: this.ctx.now() };
+      if (!permanent) {
+        const trashed = await trashFolderTree(trx, ws, id, { deleted_at: this.ctx.now(), deleted_by: caller.id });
+        await ActivityService.record(trx, { ...entry, action: 'folder.trash' });
+        return { id, deleted_folders: trashed.folders, deleted_assets: trashed.assets };
+      }
       const deleted = await folders.deleteFolderTree(trx, ws, id);
       if (deleted.assets > 0) await renumber(trx, ws);
+      await ActivityService.record(trx, { ...entry, action: 'folder.delete' });
       return { id, deleted_folders: deleted.folders, deleted_assets: deleted.assets };
     });
   }
@@ -112,7 +139,7 @@ export class FolderService {
     }
   }
 
-  private inTreeLock<T>(ws: number, fn: (trx: DB) => Promise<T>): Promise<T> {
+  private inTreeLock<T>(ws: number, fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return this.ctx.db.transaction().execute(async (trx) => {
       await this.ctx.database.support.lockRow(trx, 'workspaces', ws);
       return fn(trx);

@@ -16,6 +16,9 @@ import { RenditionService } from './rendition-service.js';
 import { MediaService } from './media-service.js';
 import { JobAdminService } from './job-admin-service.js';
 import { IdempotencyService } from './idempotency-service.js';
+import { TrashService } from './trash-service.js';
+import { BulkService } from './bulk-service.js';
+import { ActivityService } from './activity-service.js';
 
 /** Every service of the app, built once per app with explicit dependencies. */
 export interface Services {
@@ -32,6 +35,9 @@ export interface Services {
   media: MediaService;
   jobAdmin: JobAdminService;
   idempotency: IdempotencyService;
+  trash: TrashService;
+  bulk: BulkService;
+  activity: ActivityService;
 }
 
 export function buildServices(ctx: AppContext): Services {
@@ -55,5 +61,8 @@ export function buildServices(ctx: AppContext): Services {
     media: new MediaService(ctx, store, links),
     jobAdmin: new JobAdminService(ctx),
     idempotency: new IdempotencyService(ctx),
+    trash: new TrashService(ctx, (ids) => versions.currentLinks(ids)),
+    bulk: new BulkService(ctx),
+    activity: new ActivityService(ctx),
   };
 }

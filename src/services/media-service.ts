@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { rendersInline } from '../domain/file-types.js';
 import { appError, notFound } from '../errors.js';
 import type { MediaKind, MediaLinks } from '../media/links.js';
+import * as assets from '../repositories/assets.js';
 import * as versions from '../repositories/versions.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
@@ -28,6 +29,8 @@ export class MediaService {
     if (verdict === 'expired') throw appError('URL_EXPIRED', 'The media URL has expired; list the versions again for fresh URLs');
     const version = await versions.findVersion(this.ctx.db, q.versionId);
     if (!version || version.status !== 'ready') throw notFound('Version');
+    // An asset in the trash keeps its thumbnail (the trash lists it), not its file or preview.
+    if (q.kind !== 'thumbnail' && (await assets.findAsset(this.ctx.db, version.asset_id))?.deleted_at !== null) throw notFound('Version');
     let file = { key: version.storage_key, mimeType: version.mime_type, name: fileNameFor(version.file_name, version.mime_type) };
     if (q.kind !== 'file') {
       const rendition = await versions.findRendition(this.ctx.db, version.id, q.kind);

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { parseSortOrder, type SortOrder } from '../domain/sort-orders.js';
 import { notFound } from '../errors.js';
 import { listWorkspacesOfUser } from '../repositories/workspaces.js';
 import { COLLECTION_NAMES, KIND, type CollectionName } from '../search/collections.js';
@@ -23,7 +24,7 @@ interface CollectionQuery {
   filter: string | undefined;
   /** Request field named by filter errors. */
   filterField: string;
-  sortBy: string | undefined;
+  sortBy: SortOrder | undefined;
   page: number;
   perPage: number;
 }
@@ -50,11 +51,8 @@ export function toSearchDocument(row: DocumentRow): SearchDocument {
   return doc;
 }
 
-function parseSort(sortBy: string | undefined): SearchPlan['sort'] {
-  if (!sortBy) return null;
-  const [field, direction] = sortBy.split(':') as ['modified_at' | 'created_at', 'asc' | 'desc'];
-  return { field, direction };
-}
+/** What each collection holds, for the meaning of a size order (sort-orders.ts). */
+const LISTED = { digital_assets: 'assets', digital_assets_categories: 'folders', dam_collections: 'collections' } as const;
 
 /**
  * Search over assets, folders and collections (issue #4, seed 4.1, 4.2).
@@ -137,7 +135,8 @@ export class SearchService {
           request_params: { q: query.q, collection: query.collection, per_page: query.perPage },
         };
         if (workspaceIds.length === 0) return result;
-        const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, words, filter, required, sort: parseSort(query.sortBy) };
+        const sort = query.sortBy ? parseSortOrder(query.sortBy, LISTED[query.collection]) : null;
+        const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, words, filter, required, sort };
         const offset = (query.page - 1) * query.perPage;
         const { found, rows } = await searchDocuments(this.ctx.db, this.text, plan, query.perPage, offset);
         const links = query.collection === 'digital_assets' ? await this.assetLinks(rows.map((r) => r.id)) : undefined;

@@ -99,7 +99,7 @@ export class ServerUploadService {
       await lifecycle.setStorageKey(trx, asset.id, key);
       const file = { mime_type: mimeType, file_size: input.file.size, width: asset.width, height: asset.height };
       await lifecycle.markAssetReady(trx, asset.id, file, asset.created_at);
-      await this.versions.promote(trx, version.id, file, { merge: {} });
+      await this.versions.promote(trx, version.id, file, { merge: {} }, { actor: caller });
     });
     this.versions.notify();
     const ready = await assets.findAsset(this.ctx.db, asset.id);

@@ -16,6 +16,7 @@ import { LocalStore, normalizeEtag } from '../storage/local-store.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
 import type { Caller } from './auth-service.js';
 import { requireRole } from './access.js';
+import { ActivityService, assetSubject } from './activity-service.js';
 import type { UploadSessionRow } from '../db/schema.js';
 import type { AssetRecord } from '../repositories/assets.js';
 import type { VersionLifecycle } from './version-lifecycle.js';
@@ -142,7 +143,7 @@ export class StorageService {
       throw appError('VALIDATION_ERROR', 'folderId: a new version stays in its asset\'s folder; send assetId or folderId, not both', { field: 'folderId' });
     }
     const asset = await assets.findAsset(this.ctx.db, assetId);
-    if (!asset || asset.workspace_id !== input.workspaceId || asset.status !== 'ready') throw notFound('Asset');
+    if (!asset || asset.workspace_id !== input.workspaceId || !assets.inCatalog(asset)) throw notFound('Asset');
     const file = { file_name: uploadedFileName(input.fileName, asset.file_name), mime_type: input.fileType, created_by: caller.name || caller.email };
     const version = await this.versions.reserve(asset, file, false);
     let uploadId: string;
@@ -231,7 +232,7 @@ export class StorageService {
       const joined = err instanceof StoreError && err.providerCode === 'NoSuchUpload' && (await this.store.head(session.storage_key));
       if (!joined) storeFailure(err);
     }
-    return this.finishUpload(session, parts);
+    return this.finishUpload(caller, session, parts);
   }
 
   /**
@@ -239,7 +240,7 @@ export class StorageService {
    * is only a hint), measure it, then flip the asset to 'ready' exactly once, correcting the type
    * recorded at start-upload on the asset, the version and the session in the same transaction.
    */
-  private async finishUpload(session: UploadSessionRow, parts: PartRef[]): Promise<CompleteAnswer> {
+  private async finishUpload(caller: Caller, session: UploadSessionRow, parts: PartRef[]): Promise<CompleteAnswer> {
     const info = await this.store.head(session.storage_key).catch(storeFailure);
     if (!info) throw appError('UPLOAD_FAILED', 'The joined object is missing from storage');
     if (info.size > this.ctx.config.maxFileSize) {
@@ -260,7 +261,7 @@ export class StorageService {
       const now = this.ctx.now();
       await lifecycle.markAssetReady(trx, session.asset_id, file, now);
       // seed 3, 9: the uploaded file becomes the current version, labelled under the asset's lock.
-      if (current.version_id !== null) await this.versions.promote(trx, current.version_id, file, { merge: {} });
+      if (current.version_id !== null) await this.versions.promote(trx, current.version_id, file, { merge: {} }, { actor: caller });
       const completion: Completion = { parts, answer };
       await uploads.markUploadCompleted(trx, session.id, { completion: JSON.stringify(completion), mimeType }, now);
       return answer;
@@ -299,7 +300,11 @@ export class StorageService {
     const asset = await this.readyAsset(assetId, query.workspaceId);
     // Row first (its triggers queue the keys of the asset, its versions and renditions): a failure after
     // it leaves the objects for the deletion queue to retry, never a record without its file.
-    await assets.deleteAsset(this.ctx.db, query.workspaceId, assetId);
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await assets.deleteAsset(trx, query.workspaceId, assetId);
+      const entry = { workspaceId: query.workspaceId, actor: caller, subject: assetSubject(asset), at: this.ctx.now() };
+      await ActivityService.record(trx, { ...entry, action: 'asset.delete' });
+    });
     if (asset.storage_key) {
       await this.store.delete(asset.storage_key).catch(storeFailure);
       await deletions.forgetObjectDeletionsOfKey(this.ctx.db, asset.storage_key);
@@ -307,9 +312,10 @@ export class StorageService {
     return { success: true };
   }
 
+  /** A ready asset of the workspace that is not in the trash (downloading or deleting one in the trash is 404). */
   private async readyAsset(assetId: number, workspaceId: number): Promise<AssetRecord> {
     const asset = await assets.findAsset(this.ctx.db, assetId);
-    if (!asset || asset.workspace_id !== workspaceId || asset.status !== 'ready') throw notFound('Object');
+    if (!asset || asset.workspace_id !== workspaceId || !assets.inCatalog(asset)) throw notFound('Object');
     return asset;
   }
 

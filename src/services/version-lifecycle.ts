@@ -1,5 +1,8 @@
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { diffFields, diffMap, type Changes } from '../domain/activity.js';
 import { appError } from '../errors.js';
 import { MAKE_RENDITIONS } from '../jobs/kinds.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -7,6 +10,7 @@ import * as assets from '../repositories/assets.js';
 import { deleteUploadingAsset } from '../repositories/asset-uploads.js';
 import * as versions from '../repositories/versions.js';
 import { assetKey, versionKey } from '../storage/keys.js';
+import { ActivityService, assetSubject, type Actor } from './activity-service.js';
 
 /** The facts of a stored file; `mime_type` is its final (sniffed) type, which replaces the one reserved with. */
 export interface VersionFile {
@@ -14,10 +18,29 @@ export interface VersionFile {
   file_size: number;
   width: number | null;
   height: number | null;
+  /** Known only when a restore copies a counted version; otherwise the rendition job counts the pages. */
+  page_count?: number | null;
 }
 
 /** A new version's metadata: the current metadata merged with the upload's (seed 9), or a restored version's. */
 export type MetadataChange = { merge: Record<string, unknown> } | { replace: Record<string, unknown> };
+
+/** Who made a version and, for a restore, the version it copies (recorded on the version and in the activity log). */
+export interface VersionOrigin {
+  actor: Actor;
+  restoredFrom?: { id: number; number: number };
+}
+
+/** The version object's `restored_from`: the source of a restore, null for uploads. */
+export function restoredFromOf(v: versions.VersionRecord): { id: number; version: string } | null {
+  return v.restored_from_id !== null && v.restored_from_number !== null ? { id: v.restored_from_id, version: `v${v.restored_from_number}` } : null;
+}
+
+/** The facts of an asset's current version that the activity log compares when another one becomes current. */
+function currentFacts(v: versions.VersionRecord) {
+  return { version: `v${v.number}`, file_name: v.file_name, file_size: v.file_size, mime_type: v.mime_type, restored_from: restoredFromOf(v) };
+}
+const CURRENT_FACTS = ['version', 'file_name', 'file_size', 'mime_type', 'restored_from'] as const;
 
 /**
  * How a file becomes a version, shared by every way in (multipart flow, server upload,
@@ -61,9 +84,16 @@ export class VersionLifecycle {
    * Inside the caller's transaction: under the asset's row lock, gives the version the next
    * label (seed 9), makes it the one current version (seed 3) with its final file facts (its
    * sniffed type replaces the claim it was reserved with), lets the asset's file facts follow it
-   * and queues its renditions (made for that type) in the same commit. Call `notify()` after the commit.
+   * and queues its renditions (made for that type) in the same commit. Records the change in the activity log:
+   * asset.upload for v1, version.upload or version.restore after it. Call `notify()` after the commit.
    */
-  async promote(trx: DB, versionId: number, file: VersionFile, metadata: MetadataChange): Promise<versions.VersionRecord> {
+  async promote(
+    trx: Transaction<Database>,
+    versionId: number,
+    file: VersionFile,
+    metadata: MetadataChange,
+    origin: VersionOrigin,
+  ): Promise<versions.VersionRecord> {
     const reserved = await versions.findVersion(trx, versionId);
     if (!reserved) throw appError('NOT_FOUND', 'The version was deleted while its file was being stored');
     await this.ctx.database.support.lockRow(trx, 'assets', reserved.asset_id);
@@ -73,19 +103,33 @@ export class VersionLifecycle {
     if (current?.status === 'ready') return current;
 
     const number = (await versions.lastVersionNumber(trx, asset.id)) + 1;
+    const [previous] = await versions.currentVersionsOf(trx, [asset.id]);
     // The asset's metadata is the current version's (edits land there); the outgoing version keeps it.
     await versions.demoteCurrentVersion(trx, asset.id, asset.metadata);
     const meta = 'replace' in metadata ? metadata.replace : { ...asset.metadata, ...metadata.merge };
-    await versions.markVersionCurrent(trx, versionId, { number, ...file, metadata: meta });
-    const promoted: versions.VersionRecord = { ...reserved, ...file, number, status: 'ready', is_current: 1, metadata: meta };
-    await versions.applyVersionToAsset(trx, asset.id, promoted, this.ctx.now());
+    const source = { restored_from_id: origin.restoredFrom?.id ?? null, restored_from_number: origin.restoredFrom?.number ?? null };
+    await versions.markVersionCurrent(trx, versionId, { number, ...file, metadata: meta, ...source });
+    const promoted: versions.VersionRecord = { ...reserved, ...file, ...source, number, status: 'ready', is_current: 1, metadata: meta };
+    const now = this.ctx.now();
+    await versions.applyVersionToAsset(trx, asset.id, promoted, now);
     await this.jobs.enqueue(trx, MAKE_RENDITIONS, { versionId });
+    const changes: Changes = diffFields(previous ? currentFacts(previous) : null, currentFacts(promoted), CURRENT_FACTS);
+    const metadataChange = diffMap(asset.metadata, meta);
+    if (metadataChange) changes.metadata = metadataChange;
+    await ActivityService.record(trx, {
+      workspaceId: asset.workspace_id,
+      actor: origin.actor,
+      action: origin.restoredFrom ? 'version.restore' : number === 1 ? 'asset.upload' : 'version.upload',
+      subject: assetSubject(asset),
+      changes,
+      at: now,
+    });
     return promoted;
   }
 
   /** promote() in a transaction of its own, then wakes the worker. */
-  async promoteNow(versionId: number, file: VersionFile, metadata: MetadataChange): Promise<versions.VersionRecord> {
-    const promoted = await this.ctx.db.transaction().execute((trx) => this.promote(trx, versionId, file, metadata));
+  async promoteNow(versionId: number, file: VersionFile, metadata: MetadataChange, origin: VersionOrigin): Promise<versions.VersionRecord> {
+    const promoted = await this.ctx.db.transaction().execute((trx) => this.promote(trx, versionId, file, metadata, origin));
     this.notify();
     return promoted;
   }

@@ -13,11 +13,12 @@ import * as versions from '../repositories/versions.js';
 import type { AssetView } from '../routes/catalog-schemas.js';
 import type { PreviewView, VersionView } from '../routes/version-schemas.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
+import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { loadAuthorized } from './catalog-access.js';
 import { toAssetView } from './asset-service.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
-import type { VersionLifecycle } from './version-lifecycle.js';
+import { restoredFromOf, type VersionLifecycle } from './version-lifecycle.js';
 
 /** seed 5.5: viewers list, download and preview; managers and admins also upload, restore and delete. */
 type MinRole = 'viewer' | 'manager';
@@ -87,6 +88,7 @@ export class VersionService {
       reserved.id,
       { mime_type: mimeType, file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null },
       { merge: metadata },
+      { actor: caller },
     );
     return this.view({ ...promoted, thumbnail_key: null }, { ...asset, metadata: promoted.metadata });
   }
@@ -110,8 +112,9 @@ export class VersionService {
     }
     await this.lifecycle.promoteNow(
       reserved.id,
-      { mime_type: source.mime_type, file_size: source.file_size, width: source.width, height: source.height },
+      { mime_type: source.mime_type, file_size: source.file_size, width: source.width, height: source.height, page_count: source.page_count },
       { replace: source.metadata },
+      { actor: caller, restoredFrom: { id: source.id, number: source.number ?? 0 } },
     );
     const updated = await assets.findAsset(this.ctx.db, asset.id);
     if (!updated) throw notFound('Asset');
@@ -139,9 +142,13 @@ export class VersionService {
     const v = await this.loadVersion(caller, versionId, 'manager');
     if (v.is_current === 1) throw appError('CONFLICT', `Version v${v.number} is the current version and cannot be deleted; restore or upload another first`);
     const renditions = await versions.renditionKeysOf(this.ctx.db, v.id);
-    if (!(await versions.deleteHistoryVersion(this.ctx.db, v.id))) {
-      throw appError('CONFLICT', `Version v${v.number} became the current version meanwhile and cannot be deleted`);
-    }
+    await this.ctx.db.transaction().execute(async (trx) => {
+      if (!(await versions.deleteHistoryVersion(trx, v.id))) {
+        throw appError('CONFLICT', `Version v${v.number} became the current version meanwhile and cannot be deleted`);
+      }
+      const subject = { kind: 'version' as const, id: v.id, name: `v${v.number}` };
+      await ActivityService.record(trx, { workspaceId: v.workspace_id, actor: caller, action: 'version.delete', subject, assetId: v.asset_id, at: this.ctx.now() });
+    });
     for (const key of [v.storage_key, ...renditions]) {
       try {
         await this.store.delete(key);
@@ -176,6 +183,8 @@ export class VersionService {
       // Edits to the asset's metadata land on the asset; they are the current version's (seed 9).
       metadata: v.is_current === 1 ? asset.metadata : v.metadata,
       preview_status: v.preview_status,
+      page_count: v.page_count,
+      restored_from: restoredFromOf(v),
     };
   }
 
@@ -183,19 +192,22 @@ export class VersionService {
     return v.thumbnail_key ? this.links.signed(v.id, 'thumbnail') : this.links.icon(fileTypeOf(v.mime_type));
   }
 
-  /** An asset still 'uploading' is not in the catalog yet: 404 like a missing one, or one of another workspace. */
+  /** An asset still 'uploading' (not in the catalog yet) or in the trash: 404 like a missing one, or one of another workspace. */
   private loadAsset(caller: Caller, id: number, min: MinRole): Promise<assets.AssetRecord> {
     const load = async () => {
       const found = await assets.findAsset(this.ctx.db, id);
-      return found?.status === 'ready' ? found : undefined;
+      return found && assets.inCatalog(found) ? found : undefined;
     };
     return loadAuthorized(this.ctx.db, 'Asset', load, caller.id, min);
   }
 
+  /** A version of an asset in the trash is 404 too, as its asset is. */
   private loadVersion(caller: Caller, id: number, min: MinRole): Promise<versions.VersionRecord> {
     const load = async () => {
       const found = await versions.findVersion(this.ctx.db, id);
-      return found?.status === 'ready' ? found : undefined;
+      if (found?.status !== 'ready') return undefined;
+      const asset = await assets.findAsset(this.ctx.db, found.asset_id);
+      return asset && assets.inCatalog(asset) ? found : undefined;
     };
     return loadAuthorized(this.ctx.db, 'Version', load, caller.id, min);
   }

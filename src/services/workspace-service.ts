@@ -1,11 +1,15 @@
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
-import type { DB } from '../db/database.js';
-import type { Role } from '../db/schema.js';
+import type { Database, Role } from '../db/schema.js';
+import { diffFields } from '../domain/activity.js';
 import { appError, notFound } from '../errors.js';
 import { findUserByEmail } from '../repositories/users.js';
 import * as repo from '../repositories/workspaces.js';
 import type { Caller } from './auth-service.js';
 import { requireRole } from './access.js';
+import { ActivityService } from './activity-service.js';
+
+const userSubject = (u: { user_id: number; name: string; email: string }) => ({ kind: 'user' as const, id: u.user_id, name: u.name || u.email });
 
 export interface WorkspaceView {
   id: number;
@@ -41,7 +45,19 @@ export class WorkspaceService {
 
   async rename(caller: Caller, id: number, name: string): Promise<WorkspaceView> {
     await requireRole(this.ctx.db, id, caller.id, 'admin');
-    await repo.updateWorkspaceName(this.ctx.db, id, name, this.ctx.now());
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await this.ctx.database.support.lockRow(trx, 'workspaces', id);
+      const before = await repo.findWorkspace(trx, id);
+      await repo.updateWorkspaceName(trx, id, name, this.ctx.now());
+      await ActivityService.recordChanges(trx, {
+        workspaceId: id,
+        actor: caller,
+        action: 'workspace.rename',
+        subject: { kind: 'workspace', id, name },
+        changes: diffFields<{ name: string }>(before ?? null, { name }, ['name']),
+        at: this.ctx.now(),
+      });
+    });
     return this.get(caller, id);
   }
 
@@ -61,7 +77,12 @@ export class WorkspaceService {
     const user = await findUserByEmail(this.ctx.db, email);
     if (!user) throw appError('NOT_FOUND', `No user with e-mail ${email}; they must register first`, { field: 'email' });
     if (await repo.findRole(this.ctx.db, id, user.id)) throw appError('CONFLICT', `${email} is already a member of this workspace`);
-    await repo.insertMember(this.ctx.db, id, user.id, role, this.ctx.now());
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await repo.insertMember(trx, id, user.id, role, this.ctx.now());
+      const subject = userSubject({ ...user, user_id: user.id });
+      const changes = { role: { before: null, after: role } };
+      await ActivityService.record(trx, { workspaceId: id, actor: caller, action: 'member.add', subject, changes, at: this.ctx.now() });
+    });
     return this.member(id, user.id);
   }
 
@@ -69,9 +90,11 @@ export class WorkspaceService {
   async changeRole(caller: Caller, id: number, userId: number, role: Role): Promise<repo.MemberRow> {
     await requireRole(this.ctx.db, id, caller.id, 'admin');
     await this.ctx.db.transaction().execute(async (trx) => {
-      const current = await this.lockedMemberRole(trx, id, userId);
-      if (current === 'admin' && role !== 'admin') await this.assertNotLastAdmin(trx, id);
+      const member = await this.lockedMember(trx, id, userId);
+      if (member.role === 'admin' && role !== 'admin') await this.assertNotLastAdmin(trx, id);
       await repo.updateMemberRole(trx, id, userId, role);
+      const changes = diffFields<{ role: Role }>(member, { role }, ['role']);
+      await ActivityService.recordChanges(trx, { workspaceId: id, actor: caller, action: 'member.role', subject: userSubject(member), changes, at: this.ctx.now() });
     });
     return this.member(id, userId);
   }
@@ -80,20 +103,22 @@ export class WorkspaceService {
   async removeMember(caller: Caller, id: number, userId: number): Promise<void> {
     await requireRole(this.ctx.db, id, caller.id, userId === caller.id ? 'viewer' : 'admin');
     await this.ctx.db.transaction().execute(async (trx) => {
-      const current = await this.lockedMemberRole(trx, id, userId);
-      if (current === 'admin') await this.assertNotLastAdmin(trx, id);
+      const member = await this.lockedMember(trx, id, userId);
+      if (member.role === 'admin') await this.assertNotLastAdmin(trx, id);
       await repo.deleteMember(trx, id, userId);
+      const changes = { role: { before: member.role, after: null } };
+      await ActivityService.record(trx, { workspaceId: id, actor: caller, action: 'member.remove', subject: userSubject(member), changes, at: this.ctx.now() });
     });
   }
 
-  private async lockedMemberRole(trx: DB, workspaceId: number, userId: number): Promise<Role> {
+  private async lockedMember(trx: Transaction<Database>, workspaceId: number, userId: number): Promise<repo.MemberRow> {
     await this.ctx.database.support.lockRow(trx, 'workspaces', workspaceId);
-    const role = await repo.findRole(trx, workspaceId, userId);
-    if (!role) throw notFound('Member');
-    return role;
+    const member = await repo.findMember(trx, workspaceId, userId);
+    if (!member) throw notFound('Member');
+    return member;
   }
 
-  private async assertNotLastAdmin(trx: DB, workspaceId: number): Promise<void> {
+  private async assertNotLastAdmin(trx: Transaction<Database>, workspaceId: number): Promise<void> {
     if ((await repo.countAdmins(trx, workspaceId)) <= 1) throw appError('LAST_ADMIN');
   }
 

@@ -31,8 +31,11 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     // Tests run jobs deterministically with app.jobs.drain(); the background loop polls too.
     jobs: { concurrency: 2, pollIntervalMs: 200, leaseSeconds: 300, maxAttempts: 5, retryBaseSeconds: 10 },
     ffmpegPath: undefined,
+    pdftoppmPath: undefined,
+    libreofficePath: undefined,
     mediaUrlTtl: 3600,
     social: { google: null },
+    trashDays: 30,
     ...overrides,
   };
   return Object.freeze(config);

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openMigratedDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { openDatabase, openMigratedDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import type { DialectName } from '../../src/db/dialects/types.js';
+import { migrateTo } from '../../src/db/migrator.js';
 
 /**
  * The PostgreSQL suite runs when DAM_TEST_DATABASE_URL (or DATABASE_URL) names a
@@ -36,15 +37,32 @@ export async function openTestDatabase(dialect: DialectName = 'sqlite'): Promise
   if (dialect === 'sqlite') {
     return openMigratedDatabase(`sqlite:${path.join(tempDir(), 'test.sqlite')}`);
   }
+  return openMigratedDatabase(pgUrlOrThrow(), { schema: await newPgSchema(), maxConnections: 25 });
+}
+
+/** A fresh database migrated up to and including `migration`, for tests of what a later migration does to existing rows. */
+export async function openDatabaseAt(dialect: DialectName, migration: string): Promise<DatabaseHandle> {
+  const handle =
+    dialect === 'sqlite' ? openDatabase(`sqlite:${path.join(tempDir(), 'old.sqlite')}`) : openDatabase(pgUrlOrThrow(), { schema: await newPgSchema() });
+  await migrateTo(handle, migration);
+  return handle;
+}
+
+function pgUrlOrThrow(): string {
   if (!pgUrl) throw new Error('PostgreSQL tests need DAM_TEST_DATABASE_URL');
+  return pgUrl;
+}
+
+/**
+ * A new schema of this run. It is not dropped here: dropping schemas while other test files run
+ * their migrations races with Kysely's catalog introspection ("schema does not exist").
+ * test/helpers/pg-global-setup.ts drops this run's schemas after the run.
+ */
+async function newPgSchema(): Promise<string> {
   const schema = `${inject('pgSchemaPrefix')}${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
+  const admin = new pg.Client({ connectionString: pgUrlOrThrow() });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
-  const handle = await openMigratedDatabase(pgUrl, { schema, maxConnections: 25 });
-  // The schema is not dropped here: dropping schemas while other test files run their
-  // migrations races with Kysely's catalog introspection ("schema does not exist").
-  // test/helpers/pg-global-setup.ts drops this run's schemas after the run.
-  return handle;
+  return schema;
 }

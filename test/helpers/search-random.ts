@@ -5,6 +5,7 @@ import { appendAssets, insertCollection } from '../../src/repositories/collectio
 import { insertFolder } from '../../src/repositories/folders.js';
 import { orientationOf } from '../../src/domain/file-types.js';
 import { fileTypeOf } from '../../src/domain/file-types.js';
+import { SORT_ORDERS } from '../../src/domain/sort-orders.js';
 import type { ModelDoc } from './search-oracle.js';
 
 /** A seeded random corpus and random search requests for test/search-property.test.ts. */
@@ -125,7 +126,7 @@ export const requestArb = fc.record({
   q: queryArb,
   assets: filterArb,
   folders: fc.option(filterArb, { nil: undefined }),
-  sort_by: fc.option(fc.constantFrom('modified_at:desc', 'modified_at:asc', 'created_at:desc', 'created_at:asc'), { nil: undefined }),
+  sort_by: fc.option(fc.constantFrom(...SORT_ORDERS), { nil: undefined }),
   per_page: fc.integer({ min: 1, max: 30 }),
   page: fc.integer({ min: 1, max: 4 }),
 });

@@ -19,6 +19,8 @@ export interface VersionJson {
   is_current: boolean;
   metadata: Record<string, unknown>;
   preview_status: 'pending' | 'ready' | 'unavailable' | 'failed';
+  page_count: number | null;
+  restored_from: { id: number; version: string } | null;
 }
 
 export interface AssetJson {
@@ -32,6 +34,7 @@ export interface AssetJson {
   width: number | null;
   height: number | null;
   orientation: string | null;
+  page_count: number | null;
   metadata: Record<string, unknown>;
   modified_at: number;
 }

@@ -26,6 +26,7 @@ export function postgresSupport(url: string, options: PostgresOptions = {}): Dia
     kyselyDialect: new PostgresDialect({ pool }),
     migrationSchema: options.schema ?? 'public',
     bigint: 'bigint',
+    byteOrderedText: sql`text COLLATE "C"`,
     addIdColumn: (table) => table.addColumn('id', 'integer', (c) => c.primaryKey().generatedByDefaultAsIdentity()),
     createObjectDeletionTrigger: async (db, table, keyColumn) => {
       const fn = sql.id(`${table}_object_deletion`);

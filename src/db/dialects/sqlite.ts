@@ -19,6 +19,7 @@ export function sqliteSupport(url: string): DialectSupport {
     kyselyDialect: new SqliteDialect({ database: withStatementCache(database) }),
     migrationSchema: undefined,
     bigint: 'integer',
+    byteOrderedText: 'text',
     addIdColumn: (table) => table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()),
     createObjectDeletionTrigger: async (db, table, keyColumn) => {
       await sql`

@@ -1,4 +1,4 @@
-import type { ColumnDataType, CreateTableBuilder, Dialect, Kysely } from 'kysely';
+import type { ColumnDataType, CreateTableBuilder, Dialect, Expression, Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -18,6 +18,8 @@ export interface DialectSupport {
   readonly migrationSchema: string | undefined;
   /** Column type for integer Unix seconds and byte sizes. */
   readonly bigint: ColumnDataType;
+  /** Column type for text ordered by its bytes (sort keys): SQLite's BINARY, PostgreSQL's COLLATE "C", whatever the database's locale. */
+  readonly byteOrderedText: ColumnDataType | Expression<unknown>;
   /** Adds an auto-incrementing integer primary key called `id`. */
   addIdColumn<T extends string>(table: CreateTableBuilder<T, never>): CreateTableBuilder<T, 'id'>;
   /**

@@ -70,8 +70,10 @@ export function predicateSql(p: Predicate): Condition {
       return p.negate ? sql<SqlBool>`d.doc_id NOT IN (${tagged})` : sql<SqlBool>`d.doc_id IN (${tagged})`;
     }
     case 'collection': {
-      // Members are assets; their doc_id is asset_id * 4 + the assets' kind (collections.ts).
-      const members = sql`SELECT CAST(ca.asset_id AS BIGINT) * 4 + ${sql.lit(KIND.digital_assets)} FROM collection_assets ca WHERE ${oneOf(sql.ref('ca.collection_id'), p.values)}`;
+      // Members are assets; their doc_id is asset_id * 4 + the assets' kind (collections.ts). A collection
+      // in the trash has no members here (its trashed members are not in the index anyway).
+      const members = sql`SELECT CAST(ca.asset_id AS BIGINT) * 4 + ${sql.lit(KIND.digital_assets)} FROM collection_assets ca
+        JOIN collections mc ON mc.id = ca.collection_id AND mc.deleted_at IS NULL WHERE ${oneOf(sql.ref('ca.collection_id'), p.values)}`;
       return p.negate ? sql<SqlBool>`d.doc_id NOT IN (${members})` : sql<SqlBool>`d.doc_id IN (${members})`;
     }
   }

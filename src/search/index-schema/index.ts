@@ -1,13 +1,23 @@
 import type { Kysely } from 'kysely';
 import type { DialectName } from '../../db/dialects/types.js';
-import { createPostgresSearchSchema } from './postgres.js';
-import { createSqliteSearchSchema } from './sqlite.js';
+import { createPostgresSearchSchema, replacePostgresSearchTriggers } from './postgres.js';
+import type { IndexSource } from './sources.js';
+import { createSqliteSearchSchema, replaceSqliteSearchTriggers } from './sqlite.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDB = Kysely<any>;
 
-/** Creates the search index tables, backfills them from the catalog and installs the triggers that keep them in step. */
-export const createSearchSchema: Readonly<Record<DialectName, (db: AnyDB) => Promise<void>>> = {
+/**
+ * Creates the search index tables, backfills them from the catalog and installs the triggers that keep them in step.
+ * `sources` defaults to today's INDEX_SOURCES; migration 0003 passes the sources of its time.
+ */
+export const createSearchSchema: Readonly<Record<DialectName, (db: AnyDB, sources?: readonly IndexSource[]) => Promise<void>>> = {
   sqlite: createSqliteSearchSchema,
   postgres: createPostgresSearchSchema,
+};
+
+/** Replaces the triggers with those rendered from `sources`; the index tables and their rows stay. */
+export const replaceSearchTriggers: Readonly<Record<DialectName, (db: AnyDB, sources: readonly IndexSource[]) => Promise<void>>> = {
+  sqlite: replaceSqliteSearchTriggers,
+  postgres: replacePostgresSearchTriggers,
 };

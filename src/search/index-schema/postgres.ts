@@ -90,7 +90,7 @@ function trigger(s: IndexSource): string[] {
   const doc = docIdSql('OLD', s.kind, '::bigint');
   const unindex = ['search_documents', 'search_names', 'search_tags'].map((t) => `DELETE FROM ${t} WHERE doc_id = ${doc};`);
   return [
-    `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+    `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
        IF TG_OP <> 'INSERT' THEN ${unindex.join(' ')} END IF;
        IF TG_OP <> 'DELETE' THEN ${indexStatements(s, true).join('; ')}; END IF;
@@ -118,10 +118,17 @@ async function tryTrigramIndex(db: AnyDB): Promise<void> {
   }
 }
 
-export async function createPostgresSearchSchema(db: AnyDB): Promise<void> {
+export async function createPostgresSearchSchema(db: AnyDB, sources: readonly IndexSource[] = INDEX_SOURCES): Promise<void> {
   // The migrator runs inside a transaction; a direct call (tests) gets its own, for the savepoint.
-  if (!db.isTransaction) return db.transaction().execute((trx) => createPostgresSearchSchema(trx));
-  const statements = [...FUNCTIONS, ...TABLES, ...SHARED_INDEXES, ...INDEX_SOURCES.flatMap((s) => indexStatements(s, false)), ...INDEX_SOURCES.flatMap(trigger)];
+  if (!db.isTransaction) return db.transaction().execute((trx) => createPostgresSearchSchema(trx, sources));
+  const statements = [...FUNCTIONS, ...TABLES, ...SHARED_INDEXES, ...sources.flatMap((s) => indexStatements(s, false)), ...sources.flatMap(trigger)];
   for (const statement of statements) await sql.raw(statement).execute(db);
   await tryTrigramIndex(db);
+}
+
+/** Replaces the index functions and triggers with those of `sources` (a later migration that changes what is indexed). */
+export async function replacePostgresSearchTriggers(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
+  // The trigger goes too: its UPDATE OF column list may change.
+  const drops = sources.map((s) => `DROP TRIGGER IF EXISTS search_index_${s.table} ON ${s.table}`);
+  for (const statement of [...drops, ...sources.flatMap(trigger)]) await sql.raw(statement).execute(db);
 }

@@ -30,7 +30,8 @@ export interface IndexSource {
 
 const COMMON = ['workspace_id', 'tags', 'visibility', 'created_at', 'modified_at'];
 
-export const INDEX_SOURCES: readonly IndexSource[] = [
+/** The sources as migration 0003 rendered them, before the trash (0007) existed; only that migration uses them. */
+export const INDEX_SOURCES_0003: readonly IndexSource[] = [
   {
     table: 'assets',
     kind: KIND.digital_assets,
@@ -69,6 +70,16 @@ export const INDEX_SOURCES: readonly IndexSource[] = [
     watched: [...COMMON, 'name', 'description'],
   },
 ];
+
+/**
+ * The sources today. Since migration 0007 (trash) a row in the trash (`deleted_at` set) is not
+ * searchable: trashing and restoring are updates of `deleted_at`, which re-index the row.
+ */
+export const INDEX_SOURCES: readonly IndexSource[] = INDEX_SOURCES_0003.map((s) => ({
+  ...s,
+  readyCondition: [s.readyCondition, 'r.deleted_at IS NULL'].filter(Boolean).join(' AND '),
+  watched: [...s.watched, 'deleted_at'],
+}));
 
 /** `r.id * 4 + kind` (see ../collections.ts). */
 export function docIdSql(row: string, kind: number, bigint = ''): string {

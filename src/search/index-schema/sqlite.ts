@@ -83,13 +83,19 @@ function triggers(s: IndexSource): string[] {
   ];
 }
 
-export async function createSqliteSearchSchema(db: AnyDB): Promise<void> {
+export async function createSqliteSearchSchema(db: AnyDB, sources: readonly IndexSource[] = INDEX_SOURCES): Promise<void> {
   const statements = [
     ...TABLES,
     ...SHARED_INDEXES,
     // Backfill what the catalog already holds, then keep it in step.
-    ...INDEX_SOURCES.flatMap((s) => indexStatements(s, null)),
-    ...INDEX_SOURCES.flatMap(triggers),
+    ...sources.flatMap((s) => indexStatements(s, null)),
+    ...sources.flatMap(triggers),
   ];
   for (const statement of statements) await sql.raw(statement).execute(db);
+}
+
+/** Drops the index triggers and creates them from `sources` (a later migration that changes what is indexed). */
+export async function replaceSqliteSearchTriggers(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
+  const drops = sources.flatMap((s) => ['insert', 'update', 'delete'].map((e) => `DROP TRIGGER IF EXISTS search_${s.table}_${e}`));
+  for (const statement of [...drops, ...sources.flatMap(triggers)]) await sql.raw(statement).execute(db);
 }

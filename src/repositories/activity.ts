@@ -1,0 +1,47 @@
+import type { DB } from '../db/database.js';
+import type { Changes } from '../domain/activity.js';
+import { parseObject } from './assets.js';
+
+/** SQL for the activity log. `changes` is JSON text, serialised and parsed here. */
+export interface NewActivity {
+  workspace_id: number;
+  actor_id: number | null;
+  actor_name: string;
+  action: string;
+  subject_kind: string;
+  subject_id: number;
+  subject_name: string;
+  asset_id: number | null;
+  changes: Changes;
+  created_at: number;
+}
+
+export interface ActivityRecord extends NewActivity {
+  id: number;
+}
+
+export async function insertActivity(db: DB, entry: NewActivity): Promise<void> {
+  await db
+    .insertInto('activity')
+    .values({ ...entry, changes: JSON.stringify(entry.changes) })
+    .execute();
+}
+
+export interface ActivityFilter {
+  workspaceId: number;
+  assetId?: number;
+  actorId?: number;
+  /** Only entries with a smaller id (the cursor). */
+  before?: number;
+  limit: number;
+}
+
+/** Newest first (by id), through the index of the filter given. */
+export async function listActivity(db: DB, f: ActivityFilter): Promise<ActivityRecord[]> {
+  let q = db.selectFrom('activity').selectAll().where('workspace_id', '=', f.workspaceId);
+  if (f.assetId !== undefined) q = q.where('asset_id', '=', f.assetId);
+  if (f.actorId !== undefined) q = q.where('actor_id', '=', f.actorId);
+  if (f.before !== undefined) q = q.where('id', '<', f.before);
+  const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
+  return rows.map((row) => ({ ...row, changes: parseObject(row.changes) as Changes }));
+}
