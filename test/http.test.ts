@@ -54,6 +54,10 @@ describe('HTTP surface', () => {
       expect(doc.openapi).toMatch(/^3\.1\./);
     });
 
+    it('speaks of the product and its API, not of the specification it was built from', () => {
+      expect(JSON.stringify(doc)).not.toMatch(/\bseed\b/i);
+    });
+
     it('lists the auth, workspace and health paths', () => {
       const expected: [string, string][] = [
         ['/auth/register', 'post'],

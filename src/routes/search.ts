@@ -27,7 +27,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
     {
       schema: {
         tags,
-        summary: 'Search assets, folders and collections in one request (seed 4.1)',
+        summary: 'Search assets, folders and collections in one request',
         description:
           'Answers one result per requested collection, in request order, each filtered by its own filterQuery entry. ' +
           'A body with only `request` is valid (q defaults to *, collections to all three). ' +
@@ -46,7 +46,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
       {
         schema: {
           tags,
-          summary: `Search ${what} (seed 4.2)`,
+          summary: `Search ${what}`,
           description: `The ${collection} result of /search-engine/search, in the {success, data} envelope; filter_by is its filter. ${ISOLATION}`,
           body: HelperBody,
           response: { 200: Envelope(SearchResult), ...errors },
@@ -61,7 +61,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
     {
       schema: {
         tags,
-        summary: 'Completions of a prefix from tags and names (seed 4.2)',
+        summary: 'Completions of a prefix from tags and names',
         description:
           'Up to 10 strings: tags that start with q, then display names of assets, folders and collections that start with q, ' +
           'each in byte order, without duplicates that differ only in ASCII case. ' +

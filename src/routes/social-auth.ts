@@ -5,7 +5,7 @@ import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { SocialAuthService } from '../services/social-auth-service.js';
 import { UserSchema, WorkspaceItem } from './workspace-schemas.js';
 
-const Provider = Type.Union([Type.Literal('google')], { description: 'The identity provider; one is supported (seed 2.4)' });
+const Provider = Type.Union([Type.Literal('google')], { description: 'The identity provider; one is supported' });
 const AuthResult = Type.Object({ user: UserSchema, token: Type.String(), workspaces: Type.Array(WorkspaceItem) });
 const SocialConfig = Type.Object({
   provider: Provider,
@@ -42,12 +42,12 @@ export const socialAuthRoutes: FastifyPluginAsyncTypebox<{ social: SocialAuthSer
       preHandler: limits.address,
       schema: {
         tags,
-        summary: "Exchange an identity provider's access token for a session (seed 4.4)",
+        summary: "Exchange an identity provider's access token for a session",
         description:
           'The token is checked with the provider (Google tokeninfo: unexpired, issued to DAM_SOCIAL_GOOGLE_CLIENT_ID; then ' +
           'userinfo). The user is found by the provider account; else a verified e-mail of an existing account links to it; ' +
           'else a user is created with a personal workspace (only while registration is open, as for /auth/register). ' +
-          'A provider token is accepted once (seed 5.4): again, 401. Invalid, expired or wrong-audience token: 401 ' +
+          'A provider token is accepted once: again, 401. Invalid, expired or wrong-audience token: 401 ' +
           'SOCIAL_TOKEN_INVALID. Unverified e-mail: 403. Provider unreachable: 502 PROVIDER_ERROR. ' +
           SIGN_IN_LIMIT,
         body: Type.Object({ access_token: Type.String({ minLength: 1, maxLength: 4096 }), provider: Provider }),

@@ -45,7 +45,7 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
         tags,
         summary: 'Apply the default CORS rules (instance admins)',
         description:
-          'No body. Writes seed 2.3\'s rule set (GET, POST, PUT, DELETE from any origin, any header, ETag exposed) to the bucket; ' +
+          'No body. Writes the default rule set (GET, POST, PUT, DELETE from any origin, any header, ETag exposed) to the bucket; ' +
           'on the local store, to the rules its part-upload route applies.',
         response: { 200: Success, ...errors },
       },
@@ -65,9 +65,9 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
           'are `evil.png`), without control or bidirectional-formatting characters ("untitled" when nothing is left). ' +
           '`fileType` is a claim: complete-upload records the type sniffed from the file\'s first bytes where it is conclusive. ' +
           'Optional `folderId` files it in a folder of the same workspace. ' +
-          'With `assetId` of a ready asset of the workspace, the upload is a new version of that asset instead (seed 9): ' +
+          'With `assetId` of a ready asset of the workspace, the upload is a new version of that asset instead: ' +
           'the answer carries that assetId, the key is the version\'s own, and completing the upload makes the version current. ' +
-          '`minPartSize` (beyond the seed) is the smallest size every part but the last must have for completion to succeed; ' +
+          '`minPartSize` is the smallest size every part but the last must have for completion to succeed; ' +
           'at most 10,000 parts.',
         querystring: Type.Object({
           workspaceId: WorkspaceId,

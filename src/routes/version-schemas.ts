@@ -8,19 +8,19 @@ import { Metadata } from './catalog-schemas.js';
  */
 export const VersionSchema = Type.Object({
   id: Type.Integer({ description: 'Version identifier' }),
-  version: Type.String({ pattern: '^v[1-9][0-9]*$', description: 'Label v1, v2, ... assigned in upload order, never reused (seed 9)' }),
+  version: Type.String({ pattern: '^v[1-9][0-9]*$', description: 'Label v1, v2, ... assigned in upload order, never reused' }),
   asset_id: Type.Integer(),
   file_name: Type.String({ description: 'Original file name' }),
   display_file_name: Type.String(),
   file_size: Type.Integer({ description: 'Bytes' }),
   mime_type: Type.String(),
-  created_at: Type.String({ description: 'ISO 8601 UTC timestamp, e.g. 2025-01-31T12:00:00.000Z (seed 2.5 leaves the format open)' }),
+  created_at: Type.String({ description: 'ISO 8601 UTC timestamp, e.g. 2025-01-31T12:00:00.000Z' }),
   created_by: Type.String({ description: "Uploader's (or restorer's) name, or e-mail when the name is empty" }),
   thumbnail_url: Type.String({
     description: 'Signed URL of the 256 px WebP thumbnail; until one exists (or when none can be made) a generic icon of the file type',
   }),
   file_url: Type.String({ description: "Signed URL of the version's file, served inline for images, video and audio" }),
-  is_current: Type.Boolean({ description: 'Exactly one version of an asset is current (seed 3)' }),
+  is_current: Type.Boolean({ description: 'Exactly one version of an asset is current' }),
   metadata: Metadata,
   preview_status: Type.Union([Type.Literal('pending'), Type.Literal('ready'), Type.Literal('unavailable'), Type.Literal('failed')], {
     description:

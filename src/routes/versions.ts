@@ -71,7 +71,7 @@ const versionUploadRoute: FastifyPluginAsyncTypebox<{ versions: VersionService; 
   );
 };
 
-/** seed 4.5: the asset version endpoints, plus DELETE of history versions (seed 3). */
+/** seed 4.5: the asset version endpoints, plus DELETE of history versions. */
 export const versionRoutes: FastifyPluginAsyncTypebox<{ versions: VersionService; config: AppConfig }> = async (app, { versions, config }) => {
   app.get(
     '/dam/assets/:id/versions',
@@ -79,7 +79,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ versions: VersionService
       schema: {
         tags,
         summary: 'Versions of an asset, newest first (viewers and up)',
-        description: 'A bare array of version objects (seed 2.5). ' + NOT_VISIBLE,
+        description: 'A bare array of version objects. ' + NOT_VISIBLE,
         params: IdParams,
         response: { 200: Type.Array(VersionSchema), ...errors },
       },
@@ -98,7 +98,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ versions: VersionService
         summary: 'Restore a history version (managers and admins)',
         description:
           'Creates a new version (the next label) with the restored version\'s file and metadata and makes it current; the ' +
-          'previous current becomes history (seed 3, 9). The new version\'s restored_from names the version it copies (id and ' +
+          'previous current becomes history. The new version\'s restored_from names the version it copies (id and ' +
           'label); the restore is recorded in the activity log (version.restore). Answers the updated asset. Restoring the ' +
           'current version is 409. ' +
           NOT_VISIBLE,
@@ -150,7 +150,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ versions: VersionService
       schema: {
         tags,
         summary: 'Delete a history version (managers and admins)',
-        description: 'The current version cannot be deleted: 409 (seed 3). Its file and renditions are removed. ' + NOT_VISIBLE,
+        description: 'The current version cannot be deleted: 409. Its file and renditions are removed. ' + NOT_VISIBLE,
         params: IdParams,
         response: { 200: Envelope(Deleted), ...errors },
       },

@@ -3,7 +3,7 @@ import { SortBy as SortOrders, WireId } from '../http/schemas.js';
 import { FIELD_NAMES } from './filter/index.js';
 
 /**
- * TypeBox schemas of the search endpoints (seed 2.1, 2.2, 4.1, 4.2): they
+ * TypeBox schemas of the search endpoints: they
  * validate the requests, type the service and feed the OpenAPI document.
  */
 
@@ -33,7 +33,7 @@ const Q = Type.String({
 const Filter = Type.String({
   maxLength: 4096,
   description:
-    `Filter expression (seed 4.1, Typesense filter_by). Fields: ${FIELD_NAMES.join(', ')}. Operators := :!= :> :>= :< :<= and : (contains; ` +
+    `Filter expression (the Typesense filter_by grammar). Fields: ${FIELD_NAMES.join(', ')}. Operators := :!= :> :>= :< :<= and : (contains; ` +
     'equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, ' +
     '&& and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. ' +
     'Text compares case-insensitively (ASCII letters). A malformed expression is 400 with its position.',
