@@ -1,22 +1,20 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchBrowser, newPage, registerApi, screenshot, startBrowserApp, takePolicyViolations, type BrowserApp } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import {
+  type BrowserApp,
+  hasChromium,
+  newPage,
+  registerApi,
+  screenshot,
+  useBrowserSuite,
+} from './harness.js';
 
 describe.skipIf(!hasChromium)('signing in, in chromium', () => {
   let browser: Browser;
   let env: BrowserApp;
   let base: string;
-  beforeAll(async () => {
-    [env, browser] = await Promise.all([startBrowserApp(), launchBrowser()]);
-    base = env.app.baseUrl;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await env?.close();
-  });
-  // Every flow runs under the server's Content-Security-Policy (src/http/security-headers.ts).
-  afterEach(() => {
-    expect(takePolicyViolations()).toEqual([]);
+  useBrowserSuite(async (suite) => {
+    ({ browser, env, base } = suite);
   });
 
   it('registers, signs out and signs in again with the keyboard', async () => {

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startHttpTestApp, type TestApp } from '../helpers/app.js';
@@ -46,6 +47,34 @@ export async function startBrowserApp(): Promise<BrowserApp> {
       await google.close();
     },
   };
+}
+
+export interface BrowserSuite {
+  browser: Browser;
+  env: BrowserApp;
+  /** The app's base URL. */
+  base: string;
+}
+
+/**
+ * The lifetime of a browser test file: one app and one chromium for the file, started before its
+ * tests (then `setUp` seeds what the file needs) and closed after them, and after every test the
+ * check that no page saw a Content-Security-Policy violation (src/http/security-headers.ts).
+ */
+export function useBrowserSuite(setUp: (suite: BrowserSuite) => Promise<void> | void): void {
+  let suite: BrowserSuite | undefined;
+  beforeAll(async () => {
+    const [env, browser] = await Promise.all([startBrowserApp(), launchBrowser()]);
+    suite = { env, browser, base: env.app.baseUrl };
+    await setUp(suite);
+  });
+  afterAll(async () => {
+    await suite?.browser.close();
+    await suite?.env.close();
+  });
+  afterEach(() => {
+    expect(takePolicyViolations()).toEqual([]);
+  });
 }
 
 /** Content-Security-Policy violations seen by every page of this file (see watchPolicy). */

@@ -1,18 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
+  type BrowserApp,
   hasChromium,
-  launchBrowser,
   png,
   registerApi,
   screenshot,
   SCREENSHOT_DIR,
-  signedInPage,
-  startBrowserApp,
-  takePolicyViolations,
-  uploadApi,
-  type BrowserApp,
   type Session,
+  signedInPage,
+  uploadApi,
+  useBrowserSuite,
 } from './harness.js';
 
 /** The names on the asset cards of the grid, in order. */
@@ -48,9 +46,8 @@ describe.skipIf(!hasChromium)('bulk actions, trash and activity, in chromium', (
   const tagsOf = async (name: string) => (await api<{ tags: string[] }>('GET', `/dam/assets/${ids[name]}`)).tags;
   const trashTotal = async () => (await api<{ total: number }>('GET', `/dam/trash?workspaceId=${ws}`)).total;
 
-  beforeAll(async () => {
-    [env, browser] = await Promise.all([startBrowserApp(), launchBrowser()]);
-    base = env.app.baseUrl;
+  useBrowserSuite(async (suite) => {
+    ({ browser, env, base } = suite);
     owner = await registerApi(base, 'Katherine Johnson');
     ws = owner.workspaces[0]!.id;
     const registered = await registerApi(base, 'Dorothy Vaughan');
@@ -65,13 +62,6 @@ describe.skipIf(!hasChromium)('bulk actions, trash and activity, in chromium', (
     ];
     for (const f of seed) ids[f.name] = (await uploadApi(base, owner.token, ws, { name: f.name, type: 'image/png', data: await png(480, 360, f.colour), tags: f.tags })).id;
     await env.app.app.jobs.drain();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await env?.close();
-  });
-  afterEach(() => {
-    expect(takePolicyViolations()).toEqual([]);
   });
 
   it('tags two assets at once from the selection bar, then they carry the tag', async () => {

@@ -1,18 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
+  type BrowserApp,
   hasChromium,
-  launchBrowser,
   newPage,
   png,
   registerApi,
   screenshot,
-  signedInPage,
-  startBrowserApp,
-  takePolicyViolations,
-  uploadApi,
-  type BrowserApp,
   type Session,
+  signedInPage,
+  uploadApi,
+  useBrowserSuite,
 } from './harness.js';
 
 /** The names on the asset cards of the grid, in order. */
@@ -63,9 +61,8 @@ describe.skipIf(!hasChromium)('library ergonomics, in chromium', () => {
     return ((await res.json()) as { data: T }).data;
   }
 
-  beforeAll(async () => {
-    [env, browser] = await Promise.all([startBrowserApp(), launchBrowser()]);
-    base = env.app.baseUrl;
+  useBrowserSuite(async (suite) => {
+    ({ browser, env, base } = suite);
     const registered = await registerApi(base, 'Grace Hopper');
     ws = registered.workspaces[0]!.id;
     owner = registered;
@@ -84,13 +81,6 @@ describe.skipIf(!hasChromium)('library ergonomics, in chromium', () => {
     ids['notes.txt'] = (await uploadApi(base, owner.token, ws, { name: 'notes.txt', type: 'text/plain', data: new TextEncoder().encode('minutes') })).id;
     ids['studio.png'] = (await uploadApi(base, owner.token, studio.id, { name: 'studio.png', type: 'image/png', data: await png(300, 300, '#495057'), folderId: studioFolder })).id;
     await env.app.app.jobs.drain();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await env?.close();
-  });
-  afterEach(() => {
-    expect(takePolicyViolations()).toEqual([]);
   });
 
   it('the workspace switcher follows an asset link, and a folder link, of another workspace', async () => {

@@ -2,19 +2,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   hasChromium,
-  launchBrowser,
   png,
   registerApi,
   screenshot,
-  signedInPage,
-  startBrowserApp,
-  takePolicyViolations,
-  uploadApi,
-  type BrowserApp,
   type Session,
+  signedInPage,
+  uploadApi,
+  useBrowserSuite,
 } from './harness.js';
 
 const MiB = 1024 * 1024;
@@ -26,15 +23,13 @@ async function gridNames(page: Page): Promise<string[]> {
 
 describe.skipIf(!hasChromium)('the library, in chromium', () => {
   let browser: Browser;
-  let env: BrowserApp;
   let base: string;
   let owner: Session;
   let ws: number;
   const ids: Record<string, number> = {};
 
-  beforeAll(async () => {
-    [env, browser] = await Promise.all([startBrowserApp(), launchBrowser()]);
-    base = env.app.baseUrl;
+  useBrowserSuite(async (suite) => {
+    ({ browser, base } = suite);
     owner = await registerApi(base, 'Margaret Hamilton');
     ws = owner.workspaces[0]!.id;
     const seed = [
@@ -44,14 +39,6 @@ describe.skipIf(!hasChromium)('the library, in chromium', () => {
       { name: 'red-notes.txt', type: 'text/plain', data: new TextEncoder().encode('notes'), tags: ['red'] },
     ];
     for (const file of seed) ids[file.name] = (await uploadApi(base, owner.token, ws, file)).id;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await env?.close();
-  });
-  // Every flow runs under the server's Content-Security-Policy (src/http/security-headers.ts).
-  afterEach(() => {
-    expect(takePolicyViolations()).toEqual([]);
   });
 
   it('uploads a dropped 12 MiB file straight to storage with progress, retrying a failed part, and shows it in the grid', async () => {

@@ -1,23 +1,26 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startHttpTestApp } from '../helpers/app.js';
 import { startS3Server } from '../helpers/uploads.js';
-import { hasChromium, launchBrowser, newPage, png, registerApi, screenshot, signedInPage, startBrowserApp, takePolicyViolations, uploadApi, type BrowserApp } from './harness.js';
+import {
+  type BrowserApp,
+  hasChromium,
+  newPage,
+  png,
+  registerApi,
+  screenshot,
+  signedInPage,
+  takePolicyViolations,
+  uploadApi,
+  useBrowserSuite,
+} from './harness.js';
 
 describe.skipIf(!hasChromium)('security headers, in chromium', () => {
   let browser: Browser;
   let env: BrowserApp;
   let base: string;
-  beforeAll(async () => {
-    [env, browser] = await Promise.all([startBrowserApp(), launchBrowser()]);
-    base = env.app.baseUrl;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await env?.close();
-  });
-  afterEach(() => {
-    expect(takePolicyViolations()).toEqual([]);
+  useBrowserSuite(async (suite) => {
+    ({ browser, env, base } = suite);
   });
 
   it('the client page carries the policy, and the watcher sees what it blocks', async () => {
