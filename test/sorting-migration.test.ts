@@ -1,42 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
-import type { DialectName } from '../src/db/dialects/types.js';
-import { migrateTo, migrateToLatest } from '../src/db/migrator.js';
+import { migrateToLatest } from '../src/db/migrator.js';
 import { sortKey } from '../src/domain/sort-key.js';
-import { dialects, pgUrl, tempDir } from './helpers/databases.js';
+import { dialects, openDatabaseAt } from './helpers/databases.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDB = Kysely<any>;
-
-/** A database at the schema before sorting (migration 0009), on a new SQLite file or a new PostgreSQL schema. */
-async function openBeforeSorting(dialect: DialectName): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const handle = openDatabase(`sqlite:${path.join(tempDir(), 'old.sqlite')}`);
-    await migrateTo(handle, '0009_activity');
-    return { handle, drop: () => handle.close() };
-  }
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: pgUrl });
-    await client.connect();
-    await client.query(statement);
-    await client.end();
-  };
-  await admin(`CREATE SCHEMA ${schema}`);
-  const handle = openDatabase(pgUrl!, { schema });
-  await migrateTo(handle, '0009_activity');
-  return {
-    handle,
-    drop: async () => {
-      await handle.close();
-      await admin(`DROP SCHEMA ${schema} CASCADE`);
-    },
-  };
-}
 
 /** Upgrading an installation (migration 0010): every existing row gets the sort key of its name, and search_sort a row. */
 describe.each(dialects)('migration 0010 on %s', (dialect) => {
@@ -46,8 +15,8 @@ describe.each(dialects)('migration 0010 on %s', (dialect) => {
   });
 
   it('writes name_key of every asset, folder and collection (in batches) and fills search_sort', async () => {
-    const { handle, drop } = await openBeforeSorting(dialect);
-    cleanup.push(drop);
+    const handle = await openDatabaseAt(dialect, '0009_activity');
+    cleanup.push(() => handle.close());
     // The schema of 0009 has no name_key: rows are written as that version wrote them.
     const db = handle.db as unknown as AnyDB;
     const ws = await handle.db.insertInto('workspaces').values({ name: 'old', created_at: 1, modified_at: 1 }).returning('id').executeTakeFirstOrThrow();

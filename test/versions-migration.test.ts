@@ -1,38 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
-import type { DialectName } from '../src/db/dialects/types.js';
-import { migrateTo, migrateToLatest } from '../src/db/migrator.js';
-import { dialects, pgUrl, tempDir } from './helpers/databases.js';
-
-/** A database at the schema before versions (migration 0003), on a new SQLite file or a new PostgreSQL schema. */
-async function openAt0003(dialect: DialectName): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const handle = openDatabase(`sqlite:${path.join(tempDir(), 'old.sqlite')}`);
-    await migrateTo(handle, '0003_search');
-    return { handle, drop: () => handle.close() };
-  }
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: pgUrl });
-    await client.connect();
-    await client.query(statement);
-    await client.end();
-  };
-  await admin(`CREATE SCHEMA ${schema}`);
-  const handle = openDatabase(pgUrl!, { schema });
-  await migrateTo(handle, '0003_search');
-  return {
-    handle,
-    drop: async () => {
-      await handle.close();
-      await admin(`DROP SCHEMA ${schema} CASCADE`);
-    },
-  };
-}
+import { migrateToLatest } from '../src/db/migrator.js';
+import { dialects, openDatabaseAt } from './helpers/databases.js';
 
 /** Upgrading an installation: every ready asset gets its file as v1 and a thumbnail job (migration 0004). */
 describe.each(dialects)('migration 0004 on %s', (dialect) => {
@@ -42,8 +11,8 @@ describe.each(dialects)('migration 0004 on %s', (dialect) => {
   });
 
   it('makes v1 of every ready asset, current, with its file and metadata, and queues its renditions', async () => {
-    const { handle, drop } = await openAt0003(dialect);
-    cleanup.push(drop);
+    const handle = await openDatabaseAt(dialect, '0003_search');
+    cleanup.push(() => handle.close());
     const db = handle.db;
     const ws = await db.insertInto('workspaces').values({ name: 'old', created_at: 1, modified_at: 1 }).returning('id').executeTakeFirstOrThrow();
     // Rows as the schema of 0003 held them: insertAsset writes columns that later migrations add (name_key, 0010).
