@@ -1,20 +1,10 @@
 import type { DB } from '../db/database.js';
+import type { ActivityTable } from '../db/schema.js';
 import type { Changes } from '../domain/activity.js';
 import { parseObject } from './assets.js';
 
-/** SQL for the activity log. `changes` is JSON text, serialised and parsed here. */
-export interface NewActivity {
-  workspace_id: number;
-  actor_id: number | null;
-  actor_name: string;
-  action: string;
-  subject_kind: string;
-  subject_id: number;
-  subject_name: string;
-  asset_id: number | null;
-  changes: Changes;
-  created_at: number;
-}
+/** SQL for the activity log. `changes` is JSON text in the table, serialised and parsed here. */
+export type NewActivity = Omit<ActivityTable, 'id' | 'changes'> & { changes: Changes };
 
 export interface ActivityRecord extends NewActivity {
   id: number;
