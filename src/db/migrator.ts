@@ -11,6 +11,7 @@ import * as m0007 from './migrations/0007_trash.js';
 import * as m0008 from './migrations/0008_page_count.js';
 import * as m0009 from './migrations/0009_activity.js';
 import * as m0010 from './migrations/0010_sorting.js';
+import * as m0011 from './migrations/0011_embedded_metadata.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0008_page_count': m0008,
   '0009_activity': m0009,
   '0010_sorting': m0010,
+  '0011_embedded_metadata': m0011,
 };
 
 class ListProvider implements MigrationProvider {

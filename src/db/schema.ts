@@ -56,6 +56,35 @@ export interface FoldersTable {
   deleted_at: number | null;
   /** Who trashed it (users.id); null when not trashed or the account is gone. */
   deleted_by: number | null;
+  // Embedded metadata (migration 0011, issue #12): read by ExifTool from the current file.
+  /** Date taken, Unix seconds (DateTimeOriginal/CreateDate, with its offset when the file has one). */
+  taken_at: Generated<number | null>;
+  camera_make: Generated<string | null>;
+  camera_model: Generated<string | null>;
+  lens: Generated<string | null>;
+  iso: Generated<number | null>;
+  /** Exposure time as written by cameras, e.g. "1/250". */
+  exposure: Generated<string | null>;
+  aperture: Generated<number | null>;
+  /** Millimetres. */
+  focal_length: Generated<number | null>;
+  gps_lat: Generated<number | null>;
+  gps_lon: Generated<number | null>;
+  /** Seconds (audio, video). */
+  duration: Generated<number | null>;
+  color_space: Generated<string | null>;
+  caption: Generated<string | null>;
+  creator: Generated<string | null>;
+  copyright: Generated<string | null>;
+  usage_terms: Generated<string | null>;
+  /** JSON array: the file's own keywords as last read (merged into tags when new). */
+  keywords: Generated<string>;
+  /** JSON object: the full tag set, size-capped, binary values dropped (answered as metadata.embedded). */
+  embedded_metadata: Generated<string>;
+  /** JSON array of the fields a user edited (caption, creator, copyright, usage_terms): never overwritten by an extraction. */
+  metadata_edited: Generated<string>;
+  /** The version the embedded fields were read from; null until read. */
+  metadata_version_id: Generated<number | null>;
 }
 
 export interface AssetsTable {
@@ -87,6 +116,35 @@ export interface AssetsTable {
   deleted_at: number | null;
   /** Who trashed it (users.id); null when not trashed or the account is gone. */
   deleted_by: number | null;
+  // Embedded metadata (migration 0011, issue #12): read by ExifTool from the current file.
+  /** Date taken, Unix seconds (DateTimeOriginal/CreateDate, with its offset when the file has one). */
+  taken_at: Generated<number | null>;
+  camera_make: Generated<string | null>;
+  camera_model: Generated<string | null>;
+  lens: Generated<string | null>;
+  iso: Generated<number | null>;
+  /** Exposure time as written by cameras, e.g. "1/250". */
+  exposure: Generated<string | null>;
+  aperture: Generated<number | null>;
+  /** Millimetres. */
+  focal_length: Generated<number | null>;
+  gps_lat: Generated<number | null>;
+  gps_lon: Generated<number | null>;
+  /** Seconds (audio, video). */
+  duration: Generated<number | null>;
+  color_space: Generated<string | null>;
+  caption: Generated<string | null>;
+  creator: Generated<string | null>;
+  copyright: Generated<string | null>;
+  usage_terms: Generated<string | null>;
+  /** JSON array: the file's own keywords as last read (merged into tags when new). */
+  keywords: Generated<string>;
+  /** JSON object: the full tag set, size-capped, binary values dropped (answered as metadata.embedded). */
+  embedded_metadata: Generated<string>;
+  /** JSON array of the fields a user edited (caption, creator, copyright, usage_terms): never overwritten by an extraction. */
+  metadata_edited: Generated<string>;
+  /** The version the embedded fields were read from; null until read. */
+  metadata_version_id: Generated<number | null>;
 }
 
 export interface CollectionsTable {
@@ -104,6 +162,35 @@ export interface CollectionsTable {
   deleted_at: number | null;
   /** Who trashed it (users.id); null when not trashed or the account is gone. */
   deleted_by: number | null;
+  // Embedded metadata (migration 0011, issue #12): read by ExifTool from the current file.
+  /** Date taken, Unix seconds (DateTimeOriginal/CreateDate, with its offset when the file has one). */
+  taken_at: Generated<number | null>;
+  camera_make: Generated<string | null>;
+  camera_model: Generated<string | null>;
+  lens: Generated<string | null>;
+  iso: Generated<number | null>;
+  /** Exposure time as written by cameras, e.g. "1/250". */
+  exposure: Generated<string | null>;
+  aperture: Generated<number | null>;
+  /** Millimetres. */
+  focal_length: Generated<number | null>;
+  gps_lat: Generated<number | null>;
+  gps_lon: Generated<number | null>;
+  /** Seconds (audio, video). */
+  duration: Generated<number | null>;
+  color_space: Generated<string | null>;
+  caption: Generated<string | null>;
+  creator: Generated<string | null>;
+  copyright: Generated<string | null>;
+  usage_terms: Generated<string | null>;
+  /** JSON array: the file's own keywords as last read (merged into tags when new). */
+  keywords: Generated<string>;
+  /** JSON object: the full tag set, size-capped, binary values dropped (answered as metadata.embedded). */
+  embedded_metadata: Generated<string>;
+  /** JSON array of the fields a user edited (caption, creator, copyright, usage_terms): never overwritten by an extraction. */
+  metadata_edited: Generated<string>;
+  /** The version the embedded fields were read from; null until read. */
+  metadata_version_id: Generated<number | null>;
 }
 
 export interface CollectionAssetsTable {
