@@ -1,5 +1,6 @@
 // Synthetic catalog for `npm run bench:search`: realistic file names, 0-5 tags
-// from a vocabulary of 500, every file type, 30% private, dates over 5 years.
+// from a vocabulary of 500, every file type, 30% private, dates over 5 years,
+// capture dates, camera models and creators where files of the kind have them.
 // Deterministic (seeded), so runs are comparable. Names carry their sort key
 // (name_key, from dist/: `npm run bench:search` builds first), as the repositories write it.
 import path from 'node:path';
@@ -80,11 +81,44 @@ export function makeAsset(r, now) {
   };
 }
 
-export const ASSET_COLUMNS = ['workspace_id', 'folder_id', 'display_file_name', 'name_key', 'file_name', 'file_type', 'mime_type', 'file_size', 'width', 'height', 'orientation', 'tags', 'visibility', 'metadata', 'storage_key', 'created_by', 'created_at', 'modified_at'];
+const PHONES = ['iPhone 15 Pro', 'iPhone 14', 'iPhone 13', 'iPhone 12 Pro', 'iPhone 11', 'iPhone SE (2nd generation)', 'iPhone 15', 'iPhone XR', 'Pixel 7', 'Pixel 8 Pro', 'SM-S911B', 'SM-G991B'];
+const CAMERAS = ['ILCE-7M3', 'ILCE-7RM4', 'ILCE-6400', 'NIKON D750', 'NIKON Z 6_2', 'NIKON D850', 'Canon EOS R5', 'Canon EOS 5D Mark IV', 'Canon EOS R6', 'X-T4', 'X100V', 'DC-S5', 'E-M1MarkII', 'DMC-GH4', 'FC3582', 'HERO11 Black'];
+const FIRST = 'Anna Ben Carla David Elena Felix Greta Hugo Ines Jonas Katrin Lukas Maria Noah Olga Paul Rosa Simon Tara Victor'.split(' ');
+const LAST = 'Berger Costa Dubois Eriksen Fischer Garcia Hansen Ivanova Jensen Keller Lopez Moreau Novak Olsen Petrov'.split(' ');
+/** 300 creators: people, and a few agencies. */
+const CREATORS = [...FIRST.flatMap((f) => LAST.map((l) => `${f} ${l}`)), 'Studio North', 'Acme Photo Agency', 'Press Office', 'Marketing Team'].slice(0, 300);
 
-/** Values in ASSET_COLUMNS order; half the assets sit in one of the folders. */
-export function assetValues(r, now, workspaceId, folderIds) {
+/** Index into a list of n, skewed towards the front (a few cameras and creators hold most files, as in real libraries). */
+const skewed = (m, n) => Math.min(n - 1, Math.floor(n * m() ** 2.5));
+
+/**
+ * What a library's embedded metadata looks like (issue #12): camera photos carry a capture date and a
+ * camera model, screenshots rarely, named media sometimes, documents and the rest never a date; about
+ * a third of photos and documents name a creator. Capture dates lie before the upload, mostly shortly
+ * before, some years before (scanned archives). Drawn from their own generator `m`, so the other columns
+ * stay exactly as they were without it.
+ */
+export function embeddedMetadata(m, a) {
+  const camera = /^IMG_/.test(a.file_name) ? PHONES : /^DSC/.test(a.file_name) ? CAMERAS : null;
+  const dated = camera ? 0.97 : /^Screenshot/.test(a.file_name) ? 0.1 : a.file_type === 'image' ? 0.6 : a.file_type === 'video' ? 0.7 : 0;
+  const hasDate = m() < dated;
+  const lag = m() < 0.8 ? Math.floor(m() * 30 * 86400) : Math.floor(m() * 12 * 365 * 86400);
+  const taken_at = hasDate ? a.created_at - lag : null;
+  let camera_model = null;
+  if (hasDate && (camera || m() < 0.5)) {
+    const models = camera ?? (m() < 0.5 ? PHONES : CAMERAS);
+    camera_model = models[skewed(m, models.length)];
+  }
+  const creator = (a.file_type === 'image' || a.file_type === 'document' || a.file_type === 'video') && m() < 0.35 ? CREATORS[skewed(m, CREATORS.length)] : null;
+  return { taken_at, camera_model, creator };
+}
+
+export const ASSET_COLUMNS = ['workspace_id', 'folder_id', 'display_file_name', 'name_key', 'file_name', 'file_type', 'mime_type', 'file_size', 'width', 'height', 'orientation', 'tags', 'visibility', 'metadata', 'storage_key', 'created_by', 'created_at', 'modified_at', 'taken_at', 'camera_model', 'creator'];
+
+/** Values in ASSET_COLUMNS order; half the assets sit in one of the folders. `m` draws the embedded metadata. */
+export function assetValues(r, m, now, workspaceId, folderIds) {
   const a = makeAsset(r, now);
   const folder = folderIds.length && r() < 0.5 ? folderIds[Math.floor(r() * folderIds.length)] : null;
-  return [workspaceId, folder, a.file_name, sortKey(a.file_name), a.file_name, a.file_type, a.mime_type, a.file_size, a.width, a.height, a.orientation, a.tags, a.visibility, '{}', null, 'bench', a.created_at, a.modified_at];
+  const e = embeddedMetadata(m, a);
+  return [workspaceId, folder, a.file_name, sortKey(a.file_name), a.file_name, a.file_type, a.mime_type, a.file_size, a.width, a.height, a.orientation, a.tags, a.visibility, '{}', null, 'bench', a.created_at, a.modified_at, e.taken_at, e.camera_model, e.creator];
 }

@@ -28,13 +28,14 @@ export function loadSqlite(file, workspaceId, count) {
   db.pragma('foreign_keys = ON');
   db.pragma('cache_size = -524288');
   const r = prng(42);
+  const m = prng(43);
   const folder = db.prepare('INSERT INTO folders (workspace_id, parent_id, name, name_key, visibility, tags, created_at, modified_at) VALUES (?, NULL, ?, ?, 0, ?, ?, ?) RETURNING id');
   const folderIds = db.transaction(() => FOLDER_NAMES.map((name, i) => folder.get(workspaceId, name, sortKey(name), JSON.stringify([TAGS[i % TAGS.length]]), NOW, NOW).id))();
   const collection = db.prepare("INSERT INTO collections (workspace_id, name, name_key, description, visibility, tags, created_at, modified_at) VALUES (?, ?, ?, '', 0, '[]', ?, ?)");
   db.transaction(() => COLLECTION_NAMES.map((name) => collection.run(workspaceId, name, sortKey(name), NOW, NOW)))();
   const insert = db.prepare(`INSERT INTO assets (${ASSET_COLUMNS.join(', ')}) VALUES (${ASSET_COLUMNS.map(() => '?').join(', ')})`);
   const batch = db.transaction((n) => {
-    for (let i = 0; i < n; i += 1) insert.run(assetValues(r, NOW, workspaceId, folderIds));
+    for (let i = 0; i < n; i += 1) insert.run(assetValues(r, m, NOW, workspaceId, folderIds));
   });
   const t0 = performance.now();
   for (let done = 0; done < count; done += BATCH) {
@@ -47,13 +48,14 @@ export function loadSqlite(file, workspaceId, count) {
   return count / seconds;
 }
 
-const PG_TYPES = ['int', 'int', 'text', 'text', 'text', 'text', 'text', 'bigint', 'int', 'int', 'text', 'text', 'int', 'text', 'text', 'text', 'bigint', 'bigint'];
+const PG_TYPES = ['int', 'int', 'text', 'text', 'text', 'text', 'text', 'bigint', 'int', 'int', 'text', 'text', 'int', 'text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'text', 'text'];
 
 /** PostgreSQL: batches of 10,000 rows through unnest(), one transaction each. Returns assets/s. */
 export async function loadPostgres(url, schema, workspaceId, count) {
   const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema},public` });
   await client.connect();
   const r = prng(42);
+  const m = prng(43);
   const folders = await client.query(
     `INSERT INTO folders (workspace_id, parent_id, name, name_key, visibility, tags, created_at, modified_at)
      SELECT $1, NULL, name, k, 0, json_build_array(t)::text, $2, $2 FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(name, k, t, n) ORDER BY n RETURNING id`,
@@ -68,7 +70,7 @@ export async function loadPostgres(url, schema, workspaceId, count) {
   const t0 = performance.now();
   for (let done = 0; done < count; done += BATCH) {
     const columns = ASSET_COLUMNS.map(() => []);
-    for (let i = 0; i < Math.min(BATCH, count - done); i += 1) assetValues(r, NOW, workspaceId, folderIds).forEach((v, c) => columns[c].push(v));
+    for (let i = 0; i < Math.min(BATCH, count - done); i += 1) assetValues(r, m, NOW, workspaceId, folderIds).forEach((v, c) => columns[c].push(v));
     await client.query(sql, columns);
     progress(Math.min(done + BATCH, count), count, t0);
   }

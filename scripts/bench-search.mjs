@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:search [-- --count <n>] [--reps <n>] [--dir <path>] [--fresh]`
+// `npm run bench:search [-- --count <n>] [--reps <n>] [--dir <path>] [--fresh] [--facets-only]`
 //
 // Generates N synthetic assets (default 1,000,000; see bench-search-data.mjs)
 // with direct SQL inserts, the search triggers indexing every row, then runs
@@ -14,7 +14,10 @@
 // unless --fresh); PostgreSQL when DAM_BENCH_DATABASE_URL is set (schema
 // bench_search_<n>, reused likewise). Targets on SQLite at 1,000,000 assets
 // (issue #4): p95 <= 20 ms for selective shapes (< 10,000 hits), <= 150 ms for
-// broad ones, and <= 1.5 x the bare SQL. A measurement, not a test: it exits 0 below target.
+// broad ones, and <= 1.5 x the bare SQL. Then facet counts (issue #12): a selective and a
+// broad query, each as a text query and as a listing, with facet_by file_type,tags,taken_year
+// beside the same query without (in turns); target: faceted p95 <= 2 x plain p95, both databases.
+// A measurement, not a test: it exits 0 below target.
 import { Buffer } from 'node:buffer';
 import { mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -39,6 +42,8 @@ const { values: opts } = parseArgs({
     reps: { type: 'string', default: '50' },
     dir: { type: 'string', default: path.join(root, 'data', 'bench-search') },
     fresh: { type: 'boolean', default: false },
+    // Only the faceted queries (issue #12), not the table of shapes.
+    'facets-only': { type: 'boolean', default: false },
   },
 });
 const count = Number(opts.count);
@@ -128,8 +133,23 @@ const SHAPES = [
   ['one folder sorted by date', { body: assets('*', { request: { sort_by: 'modified_at:desc' }, body: { filterQuery: { digital_assets: 'folder_id:=500' } } }) }],
   ['one folder sorted by name', { body: assets('*', { request: { sort_by: 'display_file_name:asc' }, body: { filterQuery: { digital_assets: 'folder_id:=500' } } }) }],
   ['deep page (page 500)', { body: assets('*', { body: { commonSearchParams: { page: 500, per_page: 10 } } }) }],
+  // Embedded metadata (issue #12): the date-taken order (undated assets last), a date-taken range, one camera.
+  ['match-all sorted by date taken', { body: assets('*', { request: { sort_by: 'taken_at:desc' } }) }],
+  ['one word sorted by date taken', { body: assets('sunset', { request: { sort_by: 'taken_at:desc' } }) }],
+  ['date-taken range', { body: assets('*', { body: { filterQuery: { digital_assets: `taken_at:[${LOAD_NOW - 365 * DAY}..${LOAD_NOW - 335 * DAY}]` } } }) }],
+  ['one camera model + type', { body: assets('*', { body: { filterQuery: { digital_assets: 'camera_model:=`Canon EOS R5` && file_type:=image' } } }) }],
   ['suggestions', { get: '/search-engine/suggestions?q=sun' }],
 ];
+
+// Facet counts (issue #12): each query with and without facet_by, timed in turns so both see the same machine.
+const FACETS = 'file_type,tags,taken_year';
+const FACETED = [
+  ['two words (selective, text)', assets('beach sun')],
+  ['one folder (selective, listing)', assets('*', { body: { filterQuery: { digital_assets: 'folder_id:=500' } } })],
+  ['one word (broad, text)', assets('sunset')],
+  ['match-all (broad, listing)', assets('*')],
+];
+const withFacets = (body) => ({ ...body, commonSearchParams: { ...body.commonSearchParams, facet_by: FACETS } });
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
 
@@ -158,6 +178,28 @@ function replayGroups(statements) {
     else groups.push({ concurrent, statements: [q] });
   }
   return groups;
+}
+
+/** p50/p95 of a query without and with facets, alternating, after warming both. */
+async function runFaceted(base, token, body) {
+  const plain = () => call(base, token, 'POST', '/search-engine/search', body);
+  const faceted = () => call(base, token, 'POST', '/search-engine/search', withFacets(body));
+  for (let i = 0; i < 3; i += 1) {
+    await plain();
+    await faceted();
+  }
+  const times = { plain: [], faceted: [] };
+  let answer;
+  for (let i = 0; i < reps; i += 1) {
+    for (const [key, fn] of i % 2 ? [['faceted', faceted], ['plain', plain]] : [['plain', plain], ['faceted', faceted]]) {
+      const t0 = performance.now();
+      const res = await fn();
+      times[key].push(performance.now() - t0);
+      if (key === 'faceted') answer = res.results[0];
+    }
+  }
+  const stats = (xs) => (xs.sort((a, b) => a - b), { p50: pct(xs, 0.5), p95: pct(xs, 0.95) });
+  return { found: answer.found, sampled: answer.facet_counts.some((f) => f.sampled), plain: stats(times.plain), faceted: stats(times.faceted) };
 }
 
 async function runShape(db, capture, base, token, shape) {
@@ -204,7 +246,7 @@ try {
   }
   console.log(`\n| shape | found | HTTP p50 | HTTP p95 | SQL p50 | SQL p95 | ratio p50 | ratio p95 | HTTP - SQL p50 | p95 target | p95 | ratio <= 1.5 |`);
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
-  for (const [name, shape] of SHAPES) {
+  for (const [name, shape] of opts['facets-only'] ? [] : SHAPES) {
     const r = await runShape(db, capture, base, token, shape);
     const limit = shape.get || r.found < 10_000 ? 20 : 150;
     const ratio50 = r.http.p50 / r.bare.p50;
@@ -214,6 +256,18 @@ try {
     console.log(
       `| ${name} | ${r.found.toLocaleString('en')} | ${ms(r.http.p50)} | ${ms(r.http.p95)} | ${ms(r.bare.p50)} | ${ms(r.bare.p95)} | ` +
         `${ratio50.toFixed(2)} | ${ratio95.toFixed(2)} | ${ms(r.http.p50 - r.bare.p50)} | ${limit} ms | ${verdict(r.http.p95 <= limit)} | ${verdict(ratio95 <= 1.5)} |`,
+    );
+  }
+  console.log(`\nFacets (${FACETS}) beside the same query without them, alternating:\n`);
+  console.log('| query | found | sampled | plain p50 | plain p95 | faceted p50 | faceted p95 | ratio p95 | <= 2 |');
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---|');
+  for (const [name, body] of FACETED) {
+    const r = await runFaceted(base, token, body);
+    const ms = (x) => x.toFixed(1);
+    const ratio = r.faceted.p95 / r.plain.p95;
+    console.log(
+      `| ${name} | ${r.found.toLocaleString('en')} | ${r.sampled ? 'yes' : 'no'} | ${ms(r.plain.p50)} | ${ms(r.plain.p95)} | ` +
+        `${ms(r.faceted.p50)} | ${ms(r.faceted.p95)} | ${ratio.toFixed(2)} | ${ratio <= 2 ? 'ok' : 'over'} |`,
     );
   }
   console.log(`\nTimes in ms over ${reps} runs. SQL = every statement the endpoint issued (session, memberships, count and page, the links' versions), replayed directly through the driver; HTTP - SQL is the per-request cost outside the database.`);

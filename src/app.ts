@@ -31,6 +31,11 @@ import { versionRoutes } from './routes/versions.js';
 import { mediaRoutes } from './routes/media.js';
 import { adminJobRoutes } from './routes/admin-jobs.js';
 import { activityRoutes } from './routes/activity.js';
+import { browserOsRoutes } from './routes/browser-os.js';
+import { phoneNumberRoutes } from './routes/phone-number.js';
+import { appAssociationRoutes } from './routes/app-association.js';
+import { imageGenerationRoutes } from './routes/image-generation.js';
+import { imageProxyRoutes } from './routes/image-proxy.js';
 import { createWorker } from './jobs/index.js';
 import type { JobWorker } from './jobs/worker.js';
 
@@ -47,6 +52,8 @@ export interface BuildOptions {
   /** Clock in Unix seconds; tests move it to expire things. */
   now?: () => number;
   logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them to prove secrets stay out). */
+  logStream?: { write(line: string): void };
   /** The built web client to serve at / (default web/dist of this checkout). */
   webDir?: string;
 }
@@ -67,7 +74,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const services = buildServices(ctx);
 
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(config.logLevel),
+    logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logStream),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Long enough for every declared path parameter, so an overlong one is a 400 naming it rather than a bare 414.
@@ -82,6 +89,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.decorate('jobs', worker);
   // Before the database closes (onClose): the jobs in flight finish, queued ones stay for the next start.
   app.addHook('preClose', () => worker.stop());
+  // After the worker stopped: no job reads a file any more; no ExifTool (Perl) process outlives the app.
+  app.addHook('onClose', () => services.exiftool.end());
 
   // seed 1: any origin, any request header, ETag exposed, on preflights and real responses;
   // the local part-upload route applies the stored bucket rules instead (src/http/cors.ts).
@@ -114,6 +123,11 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(mediaRoutes, { media: services.media });
   await app.register(adminJobRoutes, { jobAdmin: services.jobAdmin });
   await app.register(activityRoutes, { activity: services.activity });
+  await app.register(browserOsRoutes);
+  await app.register(phoneNumberRoutes);
+  await app.register(appAssociationRoutes, { config: config.appAssociation });
+  await app.register(imageGenerationRoutes, { imageGeneration: services.imageGeneration });
+  await app.register(imageProxyRoutes, { imageProxy: services.imageProxy, config });
   worker.start();
 
   return app;

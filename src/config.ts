@@ -54,6 +54,50 @@ export interface AppConfig {
   readonly social: SocialConfig;
   /** Days an item stays in the trash before housekeeping deletes it for good (0: at the next run). */
   readonly trashDays: number;
+  /** Search facet counts are exact up to this many matches, beyond that estimated from a sample of about this many (issue #12). */
+  readonly searchFacetSample: number;
+  /** AI image generation through an OpenAI-compatible Images API (issue #13); null unless DAM_IMAGE_GEN_API_KEY is set. */
+  readonly imageGen: ImageGenConfig | null;
+  /** The image proxy and every fetch of an outside URL (src/fetcher/, issue #13). */
+  readonly proxy: ProxyConfig;
+  /** iOS universal links and Android App Links (issue #13): the apps this instance's links open in. */
+  readonly appAssociation: AppAssociationConfig;
+}
+
+export interface AppAssociationConfig {
+  /** DAM_IOS_APP_IDS: `TEAMID.bundle.id` of each iOS app; empty: no apple-app-site-association (404). */
+  readonly iosAppIds: readonly string[];
+  /** DAM_ANDROID_APP: the package and its signing certificates' SHA-256 fingerprints; null: no assetlinks.json (404). */
+  readonly android: { readonly packageName: string; readonly fingerprints: readonly string[] } | null;
+}
+
+export interface ProxyConfig {
+  /** Largest fetched body in bytes (DAM_PROXY_MAX_BYTES), counted while it streams. */
+  readonly maxBytes: number;
+  /** Ports an outside URL may name (DAM_PROXY_PORTS, default 80 and 443). */
+  readonly ports: readonly number[];
+  /** Exact `host:port` pairs let through whatever they resolve to (DAM_PROXY_ALLOW_HOSTS; tests, intranets). */
+  readonly allowHosts: readonly string[];
+  /** Connect + whole-answer timeout of one fetch, all redirects included (DAM_PROXY_TIMEOUT, seconds; kept in ms). */
+  readonly timeoutMs: number;
+  /** Seconds a signed image-proxy URL stays valid (DAM_PROXY_URL_TTL). */
+  readonly urlTtl: number;
+  /** Signed image-proxy fetches per minute per client address (DAM_PROXY_RATE_LIMIT). */
+  readonly rateLimit: number;
+}
+
+export interface ImageGenConfig {
+  /** Base URL of the OpenAI-compatible API, up to and including its version (`https://api.openai.com/v1`). */
+  readonly url: string;
+  /** Sent as `Authorization: Bearer`; never answered or logged. */
+  readonly apiKey: string;
+  readonly model: string;
+  /** Images a workspace may ask for per UTC day (DAM_IMAGE_GEN_DAILY_LIMIT). */
+  readonly dailyLimit: number;
+  /** One provider request's timeout, milliseconds (DAM_IMAGE_GEN_TIMEOUT is seconds). */
+  readonly timeoutMs: number;
+  /** `response_format` sent: b64_json or url; `omit` for models that refuse the parameter (the GPT image models answer b64_json). */
+  readonly responseFormat: 'b64_json' | 'url' | 'omit';
 }
 
 export interface SocialConfig {
@@ -129,6 +173,95 @@ function httpUrlVar(env: Env, name: string, fallback: string): string {
   const value = env[name] || fallback;
   if (!/^https?:\/\//.test(value)) throw new ConfigError(`${name} must be an http(s) URL, got "${value}"`);
   return value;
+}
+
+function portsVar(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return raw.split(',').map((item) => {
+    const port = Number(item.trim());
+    if (!/^\d{1,5}$/.test(item.trim()) || port < 1 || port > 65_535) {
+      throw new ConfigError(`${name} must be a comma list of ports (1-65535), got "${raw}"`);
+    }
+    return port;
+  });
+}
+
+/** `host:port` pairs, lower case; an IPv6 host in brackets (`[::1]:8080`), as URL.host writes it. */
+function hostPortsVar(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((item) => {
+    const value = item.trim().toLowerCase();
+    if (!/^([a-z0-9.-]+|\[[0-9a-f:.]+\]):\d{1,5}$/.test(value)) {
+      throw new ConfigError(`${name} must be a comma list of host:port pairs, got "${item.trim()}"`);
+    }
+    return value;
+  });
+}
+
+function proxyConfig(env: Env): ProxyConfig {
+  return Object.freeze({
+    maxBytes: intVar(env, 'DAM_PROXY_MAX_BYTES', 20 * 1024 * 1024, 1024),
+    ports: Object.freeze(portsVar(env, 'DAM_PROXY_PORTS', [80, 443])),
+    allowHosts: Object.freeze(hostPortsVar(env, 'DAM_PROXY_ALLOW_HOSTS')),
+    timeoutMs: intVar(env, 'DAM_PROXY_TIMEOUT', 10, 1, 600) * 1000,
+    urlTtl: intVar(env, 'DAM_PROXY_URL_TTL', 3600, 60, 7 * 24 * 3600),
+    rateLimit: intVar(env, 'DAM_PROXY_RATE_LIMIT', 600, 1),
+  });
+}
+
+function imageGenConfig(env: Env): ImageGenConfig | null {
+  const apiKey = env.DAM_IMAGE_GEN_API_KEY;
+  if (!apiKey) return null;
+  const responseFormat = env.DAM_IMAGE_GEN_RESPONSE_FORMAT || 'b64_json';
+  if (responseFormat !== 'b64_json' && responseFormat !== 'url' && responseFormat !== 'omit') {
+    throw new ConfigError(`DAM_IMAGE_GEN_RESPONSE_FORMAT must be b64_json, url or omit, got "${responseFormat}"`);
+  }
+  return Object.freeze({
+    url: httpUrlVar(env, 'DAM_IMAGE_GEN_URL', 'https://api.openai.com/v1').replace(/\/+$/, ''),
+    apiKey,
+    model: env.DAM_IMAGE_GEN_MODEL || 'dall-e-3',
+    dailyLimit: intVar(env, 'DAM_IMAGE_GEN_DAILY_LIMIT', 50, 1, 1_000_000),
+    timeoutMs: intVar(env, 'DAM_IMAGE_GEN_TIMEOUT', 120, 1, 3600) * 1000,
+    responseFormat,
+  });
+}
+
+/** An Apple app id: the 10-character Team ID, a dot, the bundle id (letters, digits, hyphens, dots). */
+const IOS_APP_ID = /^[A-Z0-9]{10}\.[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/;
+/** An Android application id: two or more dot-separated segments, each starting with a letter. */
+const ANDROID_PACKAGE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
+/** A SHA-256 fingerprint as keytool prints it (32 colon-separated hex bytes) or as 64 hex digits. */
+const SHA256_FINGERPRINT = /^([0-9A-F]{2}(:[0-9A-F]{2}){31}|[0-9A-F]{64})$/;
+
+function iosAppIdsVar(env: Env): string[] {
+  const raw = env.DAM_IOS_APP_IDS;
+  if (raw === undefined || raw.trim() === '') return [];
+  const ids = raw.split(',').map((item) => {
+    const id = item.trim();
+    if (!IOS_APP_ID.test(id) || id.length > 255) {
+      throw new ConfigError(`DAM_IOS_APP_IDS must be a comma list of TEAMID.bundle.id (e.g. ABCDE12345.com.example.dam), got "${id}"`);
+    }
+    return id;
+  });
+  return [...new Set(ids)];
+}
+
+/** `package:FINGERPRINT[,FINGERPRINT...]`: the package name ends at the first colon (package names have none). */
+function androidAppVar(env: Env): AppAssociationConfig['android'] {
+  const raw = env.DAM_ANDROID_APP?.trim();
+  if (!raw) return null;
+  const at = raw.indexOf(':');
+  const packageName = at < 0 ? raw : raw.slice(0, at);
+  const usage = 'DAM_ANDROID_APP must be package:SHA256[,SHA256...] (e.g. com.example.dam:14:6D:E9:...:B8 with 32 hex bytes per fingerprint)';
+  if (at < 0 || !ANDROID_PACKAGE.test(packageName) || packageName.length > 255) throw new ConfigError(`${usage}, got "${raw}"`);
+  const fingerprints = raw.slice(at + 1).split(',').map((item) => {
+    const fp = item.trim().toUpperCase();
+    if (!SHA256_FINGERPRINT.test(fp)) throw new ConfigError(`${usage}; "${item.trim()}" is not a SHA-256 fingerprint`);
+    return fp.includes(':') ? fp : (fp.match(/../g) ?? []).join(':');
+  });
+  return Object.freeze({ packageName, fingerprints: Object.freeze([...new Set(fingerprints)]) });
 }
 
 function socialConfig(env: Env): SocialConfig {
@@ -224,5 +357,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mediaUrlTtl: intVar(env, 'DAM_MEDIA_URL_TTL', 3600, 60),
     social: socialConfig(env),
     trashDays: intVar(env, 'DAM_TRASH_DAYS', 30, 0, 36_500),
+    searchFacetSample: intVar(env, 'DAM_SEARCH_FACET_SAMPLE', 5_000, 1, 10_000_000),
+    imageGen: imageGenConfig(env),
+    proxy: proxyConfig(env),
+    appAssociation: Object.freeze({ iosAppIds: Object.freeze(iosAppIdsVar(env)), android: androidAppVar(env) }),
   });
 }

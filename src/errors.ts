@@ -7,6 +7,8 @@
 export const ERRORS = {
   VALIDATION_ERROR: { status: 400, message: 'The request is invalid' },
   MISSING_PARAMETER: { status: 400, message: 'A required parameter is missing' },
+  /** issue #13: the image proxy does not fetch this URL (scheme, port, credentials, or a non-public address). */
+  PROXY_TARGET_FORBIDDEN: { status: 400, message: 'The image proxy does not fetch this URL' },
   UNAUTHORIZED: { status: 401, message: 'Authentication is required' },
   INVALID_TOKEN: { status: 401, message: 'The session token is invalid or expired' },
   INVALID_CREDENTIALS: { status: 401, message: 'E-mail or password is wrong' },
@@ -17,6 +19,8 @@ export const ERRORS = {
   URL_EXPIRED: { status: 403, message: 'The signed URL has expired' },
   REGISTRATION_CLOSED: { status: 403, message: 'Registration is closed on this instance' },
   NOT_FOUND: { status: 404, message: 'Not found' },
+  /** issue #13: no image provider is configured (DAM_IMAGE_GEN_API_KEY). */
+  IMAGE_GEN_NOT_CONFIGURED: { status: 404, message: 'Image generation is not configured on this instance' },
   INVALID_UPLOAD_ID: { status: 404, message: 'Unknown upload id for this asset and workspace' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state' },
   EMAIL_TAKEN: { status: 409, message: 'An account with this e-mail already exists' },
@@ -25,10 +29,16 @@ export const ERRORS = {
   /** Idempotency-Key: the first request with this key is still running (answered with Retry-After). */
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still being processed; retry later' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
+  /** issue #13: the fetched image is over DAM_PROXY_MAX_BYTES, or over the pixel limit for resizing. */
+  PROXY_IMAGE_TOO_LARGE: { status: 413, message: 'The image is too large for the image proxy' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
+  /** issue #13: the fetched resource is not a raster image (by its Content-Type and its first bytes); SVG included. */
+  PROXY_NOT_AN_IMAGE: { status: 415, message: 'The URL does not point to a raster image' },
   /** Idempotency-Key: the key was first used for another request (operation, path or body). */
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was already used for a different request' },
   RATE_LIMITED: { status: 429, message: 'Too many requests, try again later' },
+  /** issue #13: the workspace asked for DAM_IMAGE_GEN_DAILY_LIMIT images today (UTC). */
+  IMAGE_GEN_DAILY_LIMIT: { status: 429, message: 'This workspace has reached its daily limit of generated images' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range is not satisfiable' },
   /** seed 7.1: 400 for a bad parts list; a failure of our own while merging is a 500 with the same code. */
   UPLOAD_FAILED: { status: 400, message: 'The upload could not be completed' },
@@ -37,6 +47,8 @@ export const ERRORS = {
   S3_ERROR: { status: 502, message: 'The storage provider failed' },
   /** seed 4.4: the identity provider could not be reached or answered nonsense. */
   PROVIDER_ERROR: { status: 502, message: 'The identity provider could not be reached' },
+  /** issue #13: the image's server could not be reached, timed out, answered an error or redirected too often. */
+  PROXY_FETCH_FAILED: { status: 502, message: 'The image could not be fetched' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

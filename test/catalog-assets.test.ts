@@ -122,6 +122,13 @@ describe.each(dialects)('assets on %s', (dialect) => {
           created_by: 'alice',
           created_at: before,
           modified_at: before,
+          // Embedded metadata (issue #12): nothing read from a file yet.
+          ...Object.fromEntries(
+            ['taken_at', 'camera_make', 'camera_model', 'lens', 'iso', 'exposure', 'aperture', 'focal_length', 'gps_lat', 'gps_lon', 'duration', 'color_space', 'caption', 'creator', 'copyright', 'usage_terms', 'metadata_version_id'].map((f) => [f, null]),
+          ),
+          keywords: [],
+          metadata_edited: [],
+          embedded_metadata: {},
         },
       });
     });

@@ -44,9 +44,16 @@ describe.each(dialects)('search API on %s', (dialect) => {
       file_size: expect.any(Number) as number,
       width: 4000,
       height: 3000,
+      // Embedded metadata (issue #12): the file has none.
+      ...Object.fromEntries(
+        ['taken_at', 'camera_make', 'camera_model', 'lens', 'iso', 'exposure', 'aperture', 'focal_length', 'gps_lat', 'gps_lon', 'duration', 'color_space', 'caption', 'creator', 'copyright', 'usage_terms'].map((f) => [f, null]),
+      ),
+      keywords: [],
     });
     const folder = results[1]!.hits.find((h) => h.document.id === String(corpus.folder.invoices))!.document;
     expect(folder).toMatchObject({ display_file_name: 'Invoices 2021', file_type: 'folder', folder_id: corpus.folder.trips, orientation: null, visibility: 1, tags: ['finance'] });
+    expect(folder).not.toHaveProperty('taken_at');
+    expect(folder).not.toHaveProperty('keywords');
     const collection = results[2]!.hits.find((h) => h.document.id === String(corpus.collection.best))!.document;
     expect(collection).toMatchObject({ display_file_name: 'Best of summer', file_type: 'collection', description: 'sunny beach days', folder_id: null });
     expect(typeof collection.modified_at).toBe('number');

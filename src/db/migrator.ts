@@ -12,6 +12,9 @@ import * as m0008 from './migrations/0008_page_count.js';
 import * as m0009 from './migrations/0009_activity.js';
 import * as m0010 from './migrations/0010_sorting.js';
 import * as m0011 from './migrations/0011_embedded_metadata.js';
+import * as m0012 from './migrations/0012_search_metadata.js';
+import * as m0013 from './migrations/0013_user_phone.js';
+import * as m0014 from './migrations/0014_image_generations.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -32,6 +35,9 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0009_activity': m0009,
   '0010_sorting': m0010,
   '0011_embedded_metadata': m0011,
+  '0012_search_metadata': m0012,
+  '0013_user_phone': m0013,
+  '0014_image_generations': m0014,
 };
 
 class ListProvider implements MigrationProvider {

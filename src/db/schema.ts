@@ -1,5 +1,12 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { SearchDocumentsTable, SearchNamesTable, SearchSortTable, SearchTagsTable } from '../search/tables.js';
+import type {
+  SearchAssetFactsTable,
+  SearchDocumentsTable,
+  SearchKeywordsTable,
+  SearchNamesTable,
+  SearchSortTable,
+  SearchTagsTable,
+} from '../search/tables.js';
 
 /**
  * Table types for Kysely. Conventions that hold on both dialects:
@@ -17,6 +24,8 @@ export interface UsersTable {
   is_instance_admin: Generated<number>;
   created_at: number;
   modified_at: number;
+  /** E.164 (migration 0013, issue #13); null: none given. */
+  phone: Generated<string | null>;
 }
 
 export interface SessionsTable {
@@ -56,35 +65,6 @@ export interface FoldersTable {
   deleted_at: number | null;
   /** Who trashed it (users.id); null when not trashed or the account is gone. */
   deleted_by: number | null;
-  // Embedded metadata (migration 0011, issue #12): read by ExifTool from the current file.
-  /** Date taken, Unix seconds (DateTimeOriginal/CreateDate, with its offset when the file has one). */
-  taken_at: Generated<number | null>;
-  camera_make: Generated<string | null>;
-  camera_model: Generated<string | null>;
-  lens: Generated<string | null>;
-  iso: Generated<number | null>;
-  /** Exposure time as written by cameras, e.g. "1/250". */
-  exposure: Generated<string | null>;
-  aperture: Generated<number | null>;
-  /** Millimetres. */
-  focal_length: Generated<number | null>;
-  gps_lat: Generated<number | null>;
-  gps_lon: Generated<number | null>;
-  /** Seconds (audio, video). */
-  duration: Generated<number | null>;
-  color_space: Generated<string | null>;
-  caption: Generated<string | null>;
-  creator: Generated<string | null>;
-  copyright: Generated<string | null>;
-  usage_terms: Generated<string | null>;
-  /** JSON array: the file's own keywords as last read (merged into tags when new). */
-  keywords: Generated<string>;
-  /** JSON object: the full tag set, size-capped, binary values dropped (answered as metadata.embedded). */
-  embedded_metadata: Generated<string>;
-  /** JSON array of the fields a user edited (caption, creator, copyright, usage_terms): never overwritten by an extraction. */
-  metadata_edited: Generated<string>;
-  /** The version the embedded fields were read from; null until read. */
-  metadata_version_id: Generated<number | null>;
 }
 
 export interface AssetsTable {
@@ -139,7 +119,7 @@ export interface AssetsTable {
   usage_terms: Generated<string | null>;
   /** JSON array: the file's own keywords as last read (merged into tags when new). */
   keywords: Generated<string>;
-  /** JSON object: the full tag set, size-capped, binary values dropped (answered as metadata.embedded). */
+  /** JSON object: the full tag set, size-capped, binary values dropped (answered as embedded_metadata by GET /dam/assets/:id). */
   embedded_metadata: Generated<string>;
   /** JSON array of the fields a user edited (caption, creator, copyright, usage_terms): never overwritten by an extraction. */
   metadata_edited: Generated<string>;
@@ -162,35 +142,6 @@ export interface CollectionsTable {
   deleted_at: number | null;
   /** Who trashed it (users.id); null when not trashed or the account is gone. */
   deleted_by: number | null;
-  // Embedded metadata (migration 0011, issue #12): read by ExifTool from the current file.
-  /** Date taken, Unix seconds (DateTimeOriginal/CreateDate, with its offset when the file has one). */
-  taken_at: Generated<number | null>;
-  camera_make: Generated<string | null>;
-  camera_model: Generated<string | null>;
-  lens: Generated<string | null>;
-  iso: Generated<number | null>;
-  /** Exposure time as written by cameras, e.g. "1/250". */
-  exposure: Generated<string | null>;
-  aperture: Generated<number | null>;
-  /** Millimetres. */
-  focal_length: Generated<number | null>;
-  gps_lat: Generated<number | null>;
-  gps_lon: Generated<number | null>;
-  /** Seconds (audio, video). */
-  duration: Generated<number | null>;
-  color_space: Generated<string | null>;
-  caption: Generated<string | null>;
-  creator: Generated<string | null>;
-  copyright: Generated<string | null>;
-  usage_terms: Generated<string | null>;
-  /** JSON array: the file's own keywords as last read (merged into tags when new). */
-  keywords: Generated<string>;
-  /** JSON object: the full tag set, size-capped, binary values dropped (answered as metadata.embedded). */
-  embedded_metadata: Generated<string>;
-  /** JSON array of the fields a user edited (caption, creator, copyright, usage_terms): never overwritten by an extraction. */
-  metadata_edited: Generated<string>;
-  /** The version the embedded fields were read from; null until read. */
-  metadata_version_id: Generated<number | null>;
 }
 
 export interface CollectionAssetsTable {
@@ -343,6 +294,40 @@ export interface ActivityTable {
   created_at: number;
 }
 
+export type ImageGenerationStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** AI image generation (migration 0014, issue #13): one request, run by a job. */
+export interface ImageGenerationsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  /** Where the images go; null: the top level (also when the folder was deleted meanwhile). */
+  folder_id: number | null;
+  /** null once the account is deleted; the name stays for created_by. */
+  requested_by: number | null;
+  requested_by_name: string;
+  prompt: string;
+  negative_prompt: string | null;
+  size: string;
+  /** Images asked for (counted by the daily limit). */
+  n: number;
+  model: string;
+  status: ImageGenerationStatus;
+  /** Why it failed (the provider's reason), or the last error while it is retried. */
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One image of a generation (migration 0014): the claim that makes its asset exist once. */
+export interface ImageGenerationImagesTable {
+  generation_id: number;
+  image_index: number;
+  /** null once the asset was deleted: made once, not made again. */
+  asset_id: number | null;
+  /** The asset's v1, reserved with it (promoted once the file is stored). */
+  version_id: number | null;
+}
+
 export interface SettingsTable {
   name: string;
   value: string;
@@ -368,10 +353,14 @@ export interface Database {
   asset_versions: AssetVersionsTable;
   version_renditions: VersionRenditionsTable;
   jobs: JobsTable;
+  image_generations: ImageGenerationsTable;
+  image_generation_images: ImageGenerationImagesTable;
   search_documents: SearchDocumentsTable;
   search_names: SearchNamesTable;
   search_sort: SearchSortTable;
   search_tags: SearchTagsTable;
+  search_asset_facts: SearchAssetFactsTable;
+  search_keywords: SearchKeywordsTable;
 }
 
 export type UploadSessionRow = Selectable<UploadSessionsTable>;

@@ -10,6 +10,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Exempt from the bearer token (health, docs, auth entry points, presigned URLs). */
     public?: boolean;
+    /**
+     * A bearer token OR a signed URL: a request with a `signature` query parameter is let through
+     * without a token (and without `request.caller`); the route checks the signature (image proxy).
+     */
+    signedUrl?: boolean;
   }
 }
 
@@ -30,10 +35,13 @@ export function installAuthHook(app: FastifyInstance, auth: AuthService): void {
 
   app.addHook('onRoute', (route) => {
     if (route.config?.public) route.schema = { ...route.schema, security: [] };
+    // OpenAPI: either the bearer token or nothing (the signature is a query parameter of the operation).
+    else if (route.config?.signedUrl) route.schema = { ...route.schema, security: [{ bearerAuth: [] }, {}] };
   });
 
   app.addHook('onRequest', async (request) => {
     if (request.is404 || request.routeOptions.config.public) return;
+    if (request.routeOptions.config.signedUrl && (request.query as { signature?: unknown }).signature !== undefined) return;
     const token = bearerToken(request.headers.authorization);
     if (!token) throw appError('UNAUTHORIZED', 'Missing header Authorization: Bearer <token>');
     request.caller = await auth.authenticate(token);

@@ -3,21 +3,28 @@ import type { FastifyServerOptions } from 'fastify';
 /** Query parameters whose values never reach a log line (tokens, signatures). */
 const SECRET_PARAMS = /^(access_token|token|signature|sig|x-amz-signature|x-amz-credential|x-amz-security-token|code|state)$/i;
 
+/** Query parameters that carry a whole outside URL (the image proxy's): logged without that URL's query and fragment. */
+const URL_PARAMS = /^url$/i;
+
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
   const params = new URLSearchParams(url.slice(q + 1));
-  for (const key of [...params.keys()]) if (SECRET_PARAMS.test(key)) params.set(key, '[redacted]');
+  for (const [key, value] of [...params.entries()]) {
+    if (SECRET_PARAMS.test(key)) params.set(key, '[redacted]');
+    else if (URL_PARAMS.test(key) && /[?#]/.test(value)) params.set(key, `${value.replace(/[?#].*$/s, '')}?[redacted]`);
+  }
   return `${url.slice(0, q)}?${params.toString()}`;
 }
 
 /**
  * pino options: requests are logged by method, redacted URL and address only;
- * headers (Authorization, cookies) and bodies (passwords) are never serialised.
+ * headers (Authorization, cookies) and bodies (passwords) are never serialised. `stream`: where lines go (default stdout).
  */
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string, stream?: { write(line: string): void }): FastifyServerOptions['logger'] {
   return {
     level,
+    ...(stream ? { stream } : {}),
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.access_token', '*.token'], censor: '[redacted]' },
     serializers: {
       req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),

@@ -12,7 +12,7 @@ export type LimitCheck = (request: FastifyRequest, reply: FastifyReply) => Promi
  * `createRateLimit` is used rather than `rateLimit` handlers: a handler runs at most once
  * per request (the plugin marks the request), so a second limit on a route would be skipped.
  */
-function limitCheck(limiter: Limiter, what: string): LimitCheck {
+export function limitCheck(limiter: Limiter, what: string): LimitCheck {
   return async (request, reply) => {
     const result = await limiter(request);
     // `isAllowed` only reports the allow list (none here); `isExceeded` is the limit.
@@ -73,7 +73,8 @@ export function installUserRateLimit(app: FastifyInstance, config: AppConfig): v
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (request.is404 || request.routeOptions.config.public) return;
+    // Public routes, and signed-URL requests of routes that also take a token, have no caller to count.
+    if (request.is404 || request.routeOptions.config.public || !request.caller) return;
     await perUser(request, reply);
   });
 }

@@ -2,9 +2,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Services } from '../services/index.js';
 import { makeRenditions } from './handlers/make-renditions.js';
+import { readEmbeddedMetadata } from './handlers/read-embedded-metadata.js';
+import { generateImages } from './handlers/generate-images.js';
 import { JobWorker } from './worker.js';
 
 /** This process's worker with every handler registered. buildApp starts it and stops it on close. */
 export function createWorker(ctx: AppContext, services: Services, log: FastifyBaseLogger): JobWorker {
-  return new JobWorker(services.jobs, ctx.config.jobs, log).register(makeRenditions(services.renditions));
+  return new JobWorker(services.jobs, ctx.config.jobs, log)
+    .register(makeRenditions(services.renditions))
+    .register(readEmbeddedMetadata(services.embeddedMetadata, log))
+    .register(generateImages(services.imageGenerationRunner));
 }

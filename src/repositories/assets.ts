@@ -1,5 +1,5 @@
 import type { DB } from '../db/database.js';
-import type { AssetRow } from '../db/schema.js';
+import type { AssetRow, AssetsTable } from '../db/schema.js';
 import { fileTypeOf, orientationOf } from '../domain/file-types.js';
 import { sortKey } from '../domain/sort-key.js';
 import type { Sort } from '../domain/sort-orders.js';
@@ -14,10 +14,29 @@ import { listOrder } from './list-order.js';
  * asset is 'uploading' between start and completion of its upload) that are
  * not in the trash (`deleted_at`, see ./trash.ts).
  */
-export interface AssetRecord extends Omit<AssetRow, 'tags' | 'metadata'> {
+export interface AssetRecord extends Omit<AssetRow, 'tags' | 'metadata' | 'keywords' | 'metadata_edited' | 'embedded_metadata'> {
   tags: string[];
   metadata: Record<string, unknown>;
+  /** The file's own keywords as last read (issue #12). */
+  keywords: string[];
+  /** The editable embedded fields a user edited (src/domain/embedded-metadata.ts), never overwritten by a re-read. */
+  metadata_edited: string[];
 }
+
+/**
+ * Every column but `embedded_metadata`, which holds up to 64 KiB per asset and is read for one asset at a time
+ * (./embedded-metadata.ts): lists and bulk actions do not carry it.
+ */
+const RECORD_COLUMNS = [
+  'id', 'workspace_id', 'folder_id', 'display_file_name', 'name_key', 'file_name', 'file_type', 'mime_type', 'file_size',
+  'width', 'height', 'orientation', 'page_count', 'tags', 'visibility', 'metadata', 'storage_key', 'status', 'created_by',
+  'created_at', 'modified_at', 'deleted_at', 'deleted_by', 'taken_at', 'camera_make', 'camera_model', 'lens', 'iso',
+  'exposure', 'aperture', 'focal_length', 'gps_lat', 'gps_lon', 'duration', 'color_space', 'caption', 'creator',
+  'copyright', 'usage_terms', 'keywords', 'metadata_edited', 'metadata_version_id',
+] as const satisfies readonly (keyof AssetsTable)[];
+type Unlisted = Exclude<keyof AssetsTable, (typeof RECORD_COLUMNS)[number] | 'embedded_metadata'>;
+// A column added to the assets table must be listed in RECORD_COLUMNS: this line stops compiling otherwise.
+const _everyColumnListed: [Unlisted] extends [never] ? true : Unlisted = true;
 
 /** What the upload feature (and test factories) pass to create an asset. file_type and orientation are derived. */
 export interface NewAssetValues {
@@ -48,6 +67,12 @@ export interface AssetPatch {
   visibility?: number;
   folder_id?: number | null;
   metadata?: Record<string, unknown>;
+  caption?: string | null;
+  creator?: string | null;
+  copyright?: string | null;
+  usage_terms?: string | null;
+  /** The whole list of edited fields, as the service computed it. */
+  metadata_edited?: string[];
 }
 
 export interface PageWindow {
@@ -75,8 +100,15 @@ export function parseObject(text: string): Record<string, unknown> {
   }
 }
 
-function toRecord(row: AssetRow): AssetRecord {
-  return { ...row, tags: parseTags(row.tags), metadata: parseObject(row.metadata) };
+function toRecord(row: Omit<AssetRow, 'embedded_metadata'> & { embedded_metadata?: string }): AssetRecord {
+  const { embedded_metadata: _embedded, ...rest } = row;
+  return {
+    ...rest,
+    tags: parseTags(row.tags),
+    metadata: parseObject(row.metadata),
+    keywords: parseTags(row.keywords),
+    metadata_edited: parseTags(row.metadata_edited),
+  };
 }
 
 export async function insertAsset(db: DB, values: NewAssetValues): Promise<AssetRecord> {
@@ -106,7 +138,7 @@ export async function insertAsset(db: DB, values: NewAssetValues): Promise<Asset
       created_at: values.created_at,
       modified_at: values.modified_at ?? values.created_at,
     })
-    .returningAll()
+    .returning(RECORD_COLUMNS)
     .executeTakeFirstOrThrow();
   return toRecord(row);
 }
@@ -117,7 +149,7 @@ export function inCatalog(asset: AssetRecord): boolean {
 }
 
 export async function findAsset(db: DB, id: number): Promise<AssetRecord | undefined> {
-  const row = await db.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('assets').select(RECORD_COLUMNS).where('id', '=', id).executeTakeFirst();
   return row && toRecord(row);
 }
 
@@ -131,7 +163,7 @@ export async function listAssets(
   let base = db.selectFrom('assets').where('workspace_id', '=', workspaceId).where('status', '=', 'ready').where('deleted_at', 'is', null);
   if (folderId === null) base = base.where('folder_id', 'is', null);
   else if (folderId !== undefined) base = base.where('folder_id', '=', folderId);
-  let page = base.selectAll();
+  let page = base.select(RECORD_COLUMNS);
   for (const { by, direction } of listOrder(window.sort)) page = page.orderBy(by, direction);
   const [rows, count] = await Promise.all([
     page.limit(window.limit).offset(window.offset).execute(),
@@ -141,13 +173,14 @@ export async function listAssets(
 }
 
 export async function updateAsset(db: DB, workspaceId: number, id: number, patch: AssetPatch, now: number): Promise<void> {
-  const { tags, metadata, ...plain } = patch;
+  const { tags, metadata, metadata_edited, ...plain } = patch;
   await db
     .updateTable('assets')
     .set({
       ...plain,
       ...(tags !== undefined && { tags: JSON.stringify(tags) }),
       ...(metadata !== undefined && { metadata: JSON.stringify(metadata) }),
+      ...(metadata_edited !== undefined && { metadata_edited: JSON.stringify(metadata_edited) }),
       ...(plain.display_file_name !== undefined && { name_key: sortKey(plain.display_file_name) }),
       modified_at: now,
     })
@@ -170,7 +203,7 @@ export async function assetIdsInWorkspace(db: DB, workspaceId: number, ids: read
 /** Of `ids`, the ready assets of the workspace that are not in the trash. */
 export async function assetsInWorkspace(db: DB, workspaceId: number, ids: readonly number[]): Promise<AssetRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await shownIn(db, workspaceId, ids).selectAll().execute();
+  const rows = await shownIn(db, workspaceId, ids).select(RECORD_COLUMNS).execute();
   return rows.map(toRecord);
 }
 

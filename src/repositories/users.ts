@@ -31,3 +31,13 @@ export async function insertUser(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** Changes the given profile fields (name, phone in E.164 or null) and answers the updated row. */
+export function updateUserProfile(db: DB, id: number, changes: { name?: string; phone?: string | null }, now: number): Promise<UserRow | undefined> {
+  return db
+    .updateTable('users')
+    .set({ ...changes, modified_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

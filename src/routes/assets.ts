@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, IdParams, ok } from '../http/schemas.js';
 import type { CatalogService } from '../services/catalog-service.js';
-import { AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf, PermanentQuery } from './catalog-schemas.js';
+import { AssetDetailSchema, AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf, PermanentQuery } from './catalog-schemas.js';
 
 const NOT_VISIBLE =
   'An asset that does not exist and an asset of a workspace the caller is not a member of both answer 404 with the same body.';
@@ -36,9 +36,13 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
       schema: {
         tags,
         summary: 'One asset (viewers and up)',
-        description: NOT_VISIBLE,
+        description:
+          'With `embedded_metadata`, the tag set read from its file (lists leave it out). The embedded fields (taken_at, camera, ' +
+          'GPS, caption…) are read by a job shortly after each upload, new version and restore; metadata_version_id says which ' +
+          'version they come from. ' +
+          NOT_VISIBLE,
         params: IdParams,
-        response: { 200: Envelope(AssetSchema), ...catalogErrors },
+        response: { 200: Envelope(AssetDetailSchema), ...catalogErrors },
       },
     },
     async (req) => ok(await assets.get(req.caller, req.params.id)),
@@ -49,17 +53,21 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
     {
       schema: {
         tags,
-        summary: 'Edit an asset: display name, tags, visibility, folder, metadata (managers and admins)',
+        summary: 'Edit an asset: display name, tags, visibility, folder, metadata, caption, creator, copyright, usage terms (managers and admins)',
         description:
           'Only the properties sent change; at least one is required and unknown properties are rejected (400). ' +
           'tags and metadata are replaced as a whole (no merge). folder_id null moves the asset out of any folder; a folder_id ' +
           'that is not a folder of the asset\'s workspace (missing, in the trash or in another workspace, indistinguishable) is 400 ' +
           'VALIDATION_ERROR with field folder_id. modified_at is set on every successful PATCH. ' +
           'file_name, mime_type, size and dimensions (hence file_type and orientation) are facts of the file, not editable here. ' +
+          'caption, creator, copyright and usage_terms (string, or null to clear; blank counts as null) are the descriptive fields also ' +
+          'read from the file: each one sent joins metadata_edited and is never overwritten by a later read of the file (of this or a ' +
+          'new version); the other embedded fields are read-only, and so is embedded_metadata (not a property of this body). ' +
+          'Answers the asset as GET does. ' +
           NOT_VISIBLE,
         params: IdParams,
         body: AssetPatchBody,
-        response: { 200: Envelope(AssetSchema), ...catalogErrors },
+        response: { 200: Envelope(AssetDetailSchema), ...catalogErrors },
       },
     },
     async (req) => ok(await assets.update(req.caller, req.params.id, req.body)),

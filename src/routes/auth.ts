@@ -10,6 +10,15 @@ const Password = Type.String({ minLength: 8, maxLength: 200 });
 
 const AuthResult = Type.Object({ user: UserSchema, token: Type.String(), workspaces: Type.Array(WorkspaceItem) });
 
+/** The seed 2.4 user plus the account's own fields (issue #13). */
+const AccountUser = Type.Object({
+  id: Type.Integer(),
+  email: Type.String(),
+  name: Type.String(),
+  phone: Type.Union([Type.String(), Type.Null()], { description: 'E.164 (e.g. +442079460958), or null when none is set' }),
+});
+const Me = Type.Object({ user: AccountUser, workspaces: Type.Array(WorkspaceItem) });
+
 export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: SignInLimits }> = async (app, { auth, limits }) => {
   app.post(
     '/auth/register',
@@ -71,9 +80,32 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: 
       schema: {
         tags: ['auth'],
         summary: 'The current user and their workspaces',
-        response: { 200: Type.Object({ user: UserSchema, workspaces: Type.Array(WorkspaceItem) }) },
+        description: 'The user object carries the account\'s phone number (E.164, or null) besides id, e-mail and name.',
+        response: { 200: Me },
       },
     },
     (request) => auth.me(request.caller),
+  );
+
+  app.patch(
+    '/auth/me',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Change the current user\'s name or phone number',
+        description:
+          'Only the fields sent change. `phone` is validated like POST /phone-number/validate, without a country: ' +
+          'write it with + and the country code (the web client sends the E.164 form it got from the validation). ' +
+          'It is stored and answered in E.164; null removes it. A number that is not valid, or that has an extension ' +
+          '(E.164 cannot hold one), is a 400 naming body.phone with a `reason` (TOO_SHORT, INVALID_COUNTRY, ..., HAS_EXTENSION). ' +
+          'Answers like GET /auth/me.',
+        body: Type.Object({
+          name: Type.Optional(PlainName(200)),
+          phone: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'A phone number with its country code, or null' })),
+        }, { additionalProperties: false }),
+        response: { 200: Me, 400: ErrorBody },
+      },
+    },
+    (request) => auth.updateMe(request.caller, request.body),
   );
 };

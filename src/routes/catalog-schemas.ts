@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { FILE_TYPES, ORIENTATIONS } from '../domain/file-types.js';
 import { METADATA_LIMITS } from '../http/json-limits.js';
 import { ErrorBody, Id as IdOf, NewVisibility, Paging, PlainName, SortBy, Tags, Visibility } from '../http/schemas.js';
+import { EmbeddedMetadataProperty, EmbeddedPatchProperties, EmbeddedProperties } from './embedded-metadata-schemas.js';
 
 /**
  * TypeBox schemas of the catalog (assets, folders, collections), declared once:
@@ -54,8 +55,14 @@ export const AssetSchema = Type.Object({
   created_by: Type.String(),
   created_at: Unix,
   modified_at: Unix,
+  // Embedded metadata (issue #12).
+  ...EmbeddedProperties,
 });
 export type AssetView = Static<typeof AssetSchema>;
+
+/** One asset as GET and PATCH /dam/assets/:id answer it: with the embedded tag set. */
+export const AssetDetailSchema = Type.Object({ ...AssetSchema.properties, ...EmbeddedMetadataProperty });
+export type AssetDetailView = Static<typeof AssetDetailSchema>;
 
 export const FolderSchema = Type.Object({
   id: Type.Integer(),
@@ -139,6 +146,7 @@ export const AssetPatchBody = Type.Object(
     visibility: Type.Optional(Visibility),
     folder_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'null moves the asset out of any folder' })),
     metadata: Type.Optional(Metadata),
+    ...EmbeddedPatchProperties,
   },
   { ...strict, minProperties: 1 },
 );

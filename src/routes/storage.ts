@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorBody, MAX_ID, WireId, wireId } from '../http/schemas.js';
 import type { StorageService } from '../services/storage-service.js';
+import { EMBED_METADATA_NOTE, EmbedMetadata } from './writeback-schemas.js';
 import { MAX_PARTS, PART_URL_TTL } from '../services/storage-service.js';
 
 // seed 2.3: identifiers are strings on the wire; digits are accepted as strings or numbers.
@@ -166,8 +167,9 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
         description:
           'Streams the file as an attachment (whatever its type: HTML or SVG is never rendered from this origin) with ' +
           '`X-Content-Type-Options: nosniff` and its recorded type. A single `Range` is answered with 206; an unsatisfiable one with 416. ' +
-          'The object of an asset in the trash answers 404 until the asset is restored.',
-        querystring: Type.Object({ key: Key, workspaceId: WorkspaceId }),
+          'The object of an asset in the trash answers 404 until the asset is restored. ' +
+          EMBED_METADATA_NOTE,
+        querystring: Type.Object({ key: Key, workspaceId: WorkspaceId, embed_metadata: EmbedMetadata }),
         response: { 200: Type.Any({ description: 'The file' }), 206: Type.Any({ description: 'Part of the file' }), ...errors, 416: ErrorBody },
       },
     },

@@ -8,6 +8,7 @@ import { Envelope, ErrorBody, IdParams, ok } from '../http/schemas.js';
 import type { VersionService } from '../services/version-service.js';
 import { AssetSchema, Deleted, Metadata } from './catalog-schemas.js';
 import { PreviewSchema, VersionSchema } from './version-schemas.js';
+import { EMBED_METADATA_NOTE, EmbedMetadata } from './writeback-schemas.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
 const NOT_VISIBLE =
@@ -115,13 +116,19 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ versions: VersionService
       schema: {
         tags,
         summary: "Download a version's file (viewers and up)",
-        description: 'As /storage/download: attachment with the version\'s file name, a single `Range` answered with 206. ' + NOT_VISIBLE,
+        description:
+          'As /storage/download: attachment with the version\'s file name, a single `Range` answered with 206. ' +
+          "embed_metadata=true writes the asset's current metadata into this version's file. " +
+          EMBED_METADATA_NOTE +
+          ' ' +
+          NOT_VISIBLE,
         params: IdParams,
+        querystring: Type.Object({ embed_metadata: EmbedMetadata }),
         response: { 200: Type.Any({ description: 'The file' }), 206: Type.Any({ description: 'Part of the file' }), ...errors, 416: ErrorBody },
       },
     },
     async (req, reply) => {
-      const result = await versions.download(req.caller, req.params.id, req.headers.range);
+      const result = await versions.download(req.caller, req.params.id, req.headers.range, req.query.embed_metadata ?? false);
       return reply.status(result.status).headers(result.headers).send(result.stream);
     },
   );

@@ -1,10 +1,11 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DB } from '../db/database.js';
-import type { Sort } from '../domain/sort-orders.js';
+import type { SearchSort } from '../domain/sort-orders.js';
 import { parseTags } from '../repositories/assets.js';
 import { KIND } from './collections.js';
 import type { TextSearchDialect } from './dialects/index.js';
 import type { RequiredWords } from './filter/pushdown.js';
+import { listedFacets, parseFacetJson, textFacets, type FacetPlan, type FacetResult } from './facets/index.js';
 
 /**
  * SQL of the search index (issue #4). A query is planned by the service and
@@ -23,8 +24,10 @@ export interface SearchPlan {
   readonly filter: RawBuilder<SqlBool> | null;
   /** Words the filter implies (filter/pushdown.ts). */
   readonly required: RequiredWords;
-  /** Null: by relevance (with words), then newest first. Folders and collections never get a file_size sort (sort-orders.ts). */
-  readonly sort: Sort | null;
+  /** Null: by relevance (with words), then newest first. Folders and collections never get a file_size or taken_at sort (sort-orders.ts). */
+  readonly sort: SearchSort | null;
+  /** Facet counts to compute over the whole result (issue #12, src/search/facets/); absent: none. */
+  readonly facets?: FacetPlan | null;
 }
 
 export interface DocumentRow {
@@ -44,14 +47,24 @@ export interface DocumentRow {
   description: string | null;
   created_at: number;
   modified_at: number;
+  /** Assets only: the embedded metadata (issue #12). */
+  embedded?: EmbeddedFields;
 }
+
+/** The embedded-metadata columns of an asset (migration 0011) a search document carries. */
+export const EMBEDDED_FIELDS = [
+  'taken_at', 'camera_make', 'camera_model', 'lens', 'iso', 'exposure', 'aperture', 'focal_length', 'gps_lat', 'gps_lon',
+  'duration', 'color_space', 'caption', 'creator', 'copyright', 'usage_terms',
+] as const;
+export type EmbeddedFields = { [K in (typeof EMBEDDED_FIELDS)[number]]: number | string | null } & { keywords: string[] };
 
 /** The catalog table of each kind and its columns under the names of DocumentRow (`c` is the catalog row). */
 const CATALOG: Readonly<Record<number, { table: RawBuilder<unknown>; columns: RawBuilder<unknown> }>> = {
   [KIND.digital_assets]: {
     table: sql.raw('assets'),
     columns: sql`c.id, c.workspace_id, c.folder_id, c.display_file_name AS name, c.file_name, c.file_type,
-      c.mime_type, c.file_size, c.width, c.height, c.orientation, c.tags, c.visibility, NULL AS description, c.created_at, c.modified_at`,
+      c.mime_type, c.file_size, c.width, c.height, c.orientation, c.tags, c.visibility, NULL AS description, c.created_at, c.modified_at,
+      ${sql.raw(EMBEDDED_FIELDS.map((f) => `c.${f}`).join(', '))}, c.keywords`,
   },
   [KIND.digital_assets_categories]: {
     table: sql.raw('folders'),
@@ -69,12 +82,14 @@ const DIRECTION = { asc: sql.raw('ASC'), desc: sql.raw('DESC') } as const;
 /**
  * Where each sort's value is: the dates in search_documents (`d`), the name key and the size in
  * search_sort (migration 0010), kept apart so that the index triggers of search_documents stay as they are.
+ * Only the date taken (migration 0012; assets only) may be NULL.
  */
 const SORT_COLUMN = {
-  modified_at: { table: 'documents', column: sql.raw('modified_at') },
-  created_at: { table: 'documents', column: sql.raw('created_at') },
-  display_file_name: { table: 'sort', column: sql.raw('name_key') },
-  file_size: { table: 'sort', column: sql.raw('file_size') },
+  modified_at: { table: null, column: sql.raw('modified_at'), nullable: false },
+  created_at: { table: null, column: sql.raw('created_at'), nullable: false },
+  display_file_name: { table: sql.raw('search_sort'), column: sql.raw('name_key'), nullable: false },
+  file_size: { table: sql.raw('search_sort'), column: sql.raw('file_size'), nullable: false },
+  taken_at: { table: null, column: sql.raw('taken_at'), nullable: true },
 } as const;
 
 /** Up to this many workspaces, a page without words is read per workspace (see listPage). */
@@ -84,6 +99,8 @@ const MAX_BRANCHES = 64;
 export interface SearchPage {
   found: number;
   rows: DocumentRow[];
+  /** When the plan asks for facets. */
+  facets?: FacetResult;
 }
 
 type Condition = RawBuilder<SqlBool>;
@@ -99,8 +116,16 @@ function scopeConditions(plan: SearchPlan, ws: readonly number[]): Condition[] {
 
 function order(plan: SearchPlan) {
   const dir = DIRECTION[plan.sort?.direction ?? 'desc'];
-  const { table, column } = SORT_COLUMN[plan.sort?.field ?? 'modified_at'];
-  return { dir, col: column, inSortTable: table === 'sort' };
+  const { table, column, nullable } = SORT_COLUMN[plan.sort?.field ?? 'modified_at'];
+  /**
+   * ORDER BY terms over rows (doc_id, r, s) of alias `a` ('' for none): relevance tier, then (when the
+   * value may be missing) those without one last in both directions, the value, doc_id.
+   */
+  const keys = (a: string) => {
+    const ref = (c: string) => sql.raw(`${a}${c}`);
+    return sql.join([ref('r'), ...(nullable ? [sql`${ref('s')} IS NULL`] : []), sql`${ref('s')} ${dir}`, sql`${ref('doc_id')} ${dir}`]);
+  };
+  return { dir, col: column, sortTable: table, nullable, keys };
 }
 
 /** `page` (doc_id, ref_id, r, s) joined to the catalog, in page order. */
@@ -109,8 +134,22 @@ function withDocuments(plan: SearchPlan) {
   return sql`SELECT ${columns}, p.r, p.s, p.doc_id FROM page p JOIN ${table} c ON c.id = p.ref_id`;
 }
 
-function toRows(rows: readonly (Omit<DocumentRow, 'tags'> & { tags: string; id: number | null })[]): DocumentRow[] {
-  return rows.filter((row) => row.id !== null).map((row) => ({ ...row, tags: parseTags(row.tags) }));
+type RawRow = Omit<DocumentRow, 'tags' | 'embedded'> & { tags: string; id: number | null; keywords?: string } & Partial<Record<(typeof EMBEDDED_FIELDS)[number], number | string | null>>;
+
+function toRows(rows: readonly RawRow[]): DocumentRow[] {
+  return rows
+    .filter((row) => row.id !== null)
+    .map((row) => {
+      const { keywords, ...rest } = row;
+      const doc: DocumentRow & Partial<Record<(typeof EMBEDDED_FIELDS)[number], unknown>> = { ...rest, tags: parseTags(row.tags) };
+      if (keywords === undefined) return doc;
+      const embedded: Record<string, unknown> = { keywords: parseTags(keywords) };
+      for (const field of EMBEDDED_FIELDS) {
+        embedded[field] = row[field] ?? null;
+        delete doc[field];
+      }
+      return { ...doc, embedded: embedded as EmbeddedFields };
+    });
 }
 
 /**
@@ -121,7 +160,9 @@ function toRows(rows: readonly (Omit<DocumentRow, 'tags'> & { tags: string; id: 
 export async function searchDocuments(db: DB, dialect: TextSearchDialect, plan: SearchPlan, limit: number, offset: number): Promise<SearchPage> {
   if (plan.words) return textPage(db, dialect, plan, plan.words, limit, offset);
   const [found, rows] = await Promise.all([countListed(db, plan), listPage(db, plan, limit, offset)]);
-  return { found, rows };
+  if (!plan.facets) return { found, rows };
+  const scope = { kind: plan.kind, catalog: CATALOG[plan.kind]!.table, where: sql.join(scopeConditions(plan, plan.workspaceIds), sql` AND `) };
+  return { found, rows, facets: await listedFacets(db, plan.facets, scope, found) };
 }
 
 /**
@@ -132,17 +173,22 @@ export async function searchDocuments(db: DB, dialect: TextSearchDialect, plan: 
  */
 async function textPage(db: DB, dialect: TextSearchDialect, plan: SearchPlan, words: readonly string[], limit: number, offset: number): Promise<SearchPage> {
   const text = dialect.textMatch(words, plan.required);
-  const { dir, col, inSortTable } = order(plan);
+  const { col, sortTable, keys } = order(plan);
   const rank = plan.sort ? sql`0` : text.relevance;
   // A name or size is one more lookup per match, by primary key (a scalar subquery: the same SQL on both databases).
-  const value = inSortTable ? sql`(SELECT o.${col} FROM search_sort o WHERE o.doc_id = d.doc_id)` : sql`d.${col}`;
+  const value = sortTable ? sql`(SELECT o.${col} FROM ${sortTable} o WHERE o.doc_id = d.doc_id)` : sql`d.${col}`;
   const where = sql.join([text.where, ...scopeConditions(plan, plan.workspaceIds)], sql` AND `);
-  const { rows } = await sql<Omit<DocumentRow, 'tags'> & { tags: string; id: number | null; found: number | string }>`
-    WITH m AS MATERIALIZED (SELECT d.doc_id, d.ref_id, ${rank} AS r, ${value} AS s FROM ${text.from} WHERE ${where}),
-    page AS (SELECT * FROM m ORDER BY r, s ${dir}, doc_id ${dir} LIMIT ${limit} OFFSET ${offset})
-    SELECT n.found, x.* FROM (SELECT count(*) AS found FROM m) n LEFT JOIN (${withDocuments(plan)}) x ON 1 = 1
-    ORDER BY x.r, x.s ${dir}, x.doc_id ${dir}`.execute(db);
-  return { found: Number(rows[0]?.found ?? 0), rows: toRows(rows) };
+  // Facets (facets/repository.ts) are counted over the same materialised matches, in this statement.
+  const facets = plan.facets ? textFacets(plan.facets, plan.kind) : { matchColumns: sql``, ctes: sql``, json: sql`NULL` };
+  const { rows } = await sql<RawRow & { found: number | string; facets: string | null }>`
+    WITH m AS MATERIALIZED (SELECT d.doc_id, d.ref_id, ${rank} AS r, ${value} AS s${facets.matchColumns} FROM ${text.from} WHERE ${where}),
+    page AS (SELECT * FROM m ORDER BY ${keys('')} LIMIT ${limit} OFFSET ${offset})${facets.ctes}
+    SELECT n.found, n.facets, x.* FROM (SELECT count(*) AS found, ${facets.json} AS facets FROM m) n LEFT JOIN (${withDocuments(plan)}) x ON 1 = 1
+    ORDER BY ${keys('x.')}`.execute(db);
+  const found = Number(rows[0]?.found ?? 0);
+  const page: SearchPage = { found, rows: toRows(rows) };
+  if (plan.facets) page.facets = { rows: parseFacetJson(rows[0]?.facets), sampled: found > plan.facets.sample };
+  return page;
 }
 
 async function countListed(db: DB, plan: SearchPlan): Promise<number> {
@@ -157,15 +203,26 @@ async function countListed(db: DB, plan: SearchPlan): Promise<number> {
  * document, which decides whether it is searchable and holds the filtered fields. Then doc_id.
  */
 async function listPage(db: DB, plan: SearchPlan, limit: number, offset: number): Promise<DocumentRow[]> {
-  const { dir, col, inSortTable } = order(plan);
+  const { dir, col, sortTable, nullable, keys } = order(plan);
   const ordered = (ws: readonly number[]) => {
     const where = sql.join(scopeConditions(plan, ws), sql` AND `);
-    if (!inSortTable) {
+    if (nullable) {
+      // The date taken: the dated documents from search_documents_taken (kind, workspace_id, taken_at, doc_id)
+      // in order, the undated ones from search_documents_undated (kind, workspace_id, doc_id), each limited, so
+      // that a page reads neither to its end; merged with the undated last.
+      const range = (condition: RawBuilder<unknown>, orderBy: RawBuilder<unknown>, alias: string) =>
+        sql`SELECT * FROM (SELECT d.doc_id, d.ref_id, 0 AS r, d.${col} AS s FROM search_documents d WHERE ${where} AND ${condition}
+          ORDER BY ${orderBy} LIMIT ${limit + offset}) AS ${sql.raw(alias)}`;
+      const dated = range(sql`d.${col} IS NOT NULL`, sql`d.${col} ${dir}, d.doc_id ${dir}`, 't0');
+      const undated = range(sql`d.${col} IS NULL`, sql`d.doc_id ${dir}`, 't1');
+      return sql`SELECT * FROM (${dated} UNION ALL ${undated}) AS t ORDER BY ${keys('')}`;
+    }
+    if (!sortTable) {
       return sql`SELECT d.doc_id, d.ref_id, 0 AS r, d.${col} AS s FROM search_documents d WHERE ${where}
         ORDER BY d.${col} ${dir}, d.doc_id ${dir}`;
     }
     const workspace = ws.length === 1 ? sql`o.workspace_id = ${ws[0]}` : sql`o.workspace_id IN (${sql.join(ws)})`;
-    return sql`SELECT o.doc_id, d.ref_id, 0 AS r, o.${col} AS s FROM search_sort o JOIN search_documents d ON d.doc_id = o.doc_id
+    return sql`SELECT o.doc_id, d.ref_id, 0 AS r, o.${col} AS s FROM ${sortTable} o JOIN search_documents d ON d.doc_id = o.doc_id
       WHERE o.kind = ${plan.kind} AND ${workspace} AND ${where}
       ORDER BY o.${col} ${dir}, o.doc_id ${dir}`;
   };
@@ -175,12 +232,12 @@ async function listPage(db: DB, plan: SearchPlan, limit: number, offset: number)
     // workspace_id IN (a, b) cannot read the date index in order, so neither database avoids sorting
     // every document (seconds at a million); one ordered, limited branch per workspace, merged, can.
     const branches = ws.map((id, i) => sql`SELECT * FROM (${ordered([id])} LIMIT ${limit + offset}) AS ${sql.raw(`b${i}`)}`);
-    inner = sql`SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) AS u ORDER BY s ${dir}, doc_id ${dir}`;
+    inner = sql`SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) AS u ORDER BY ${keys('')}`;
   }
-  const { rows } = await sql<Omit<DocumentRow, 'tags'> & { tags: string; id: number | null }>`
+  const { rows } = await sql<RawRow>`
     WITH page AS (${inner} LIMIT ${limit} OFFSET ${offset})
     ${withDocuments(plan)}
-    ORDER BY p.r, p.s ${dir}, p.doc_id ${dir}`.execute(db);
+    ORDER BY ${keys('p.')}`.execute(db);
   return toRows(rows);
 }
 

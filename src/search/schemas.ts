@@ -1,6 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { SortBy as SortOrders, WireId } from '../http/schemas.js';
+import { SEARCH_SORT_ORDERS } from '../domain/sort-orders.js';
+import { WireId } from '../http/schemas.js';
 import { FIELD_NAMES } from './filter/index.js';
+import { FacetBy, FacetCounts, MaxFacetValues } from './facets/schemas.js';
 
 /**
  * TypeBox schemas of the search endpoints: they
@@ -14,11 +16,17 @@ export const CollectionName = Type.Union(
   { description: 'digital_assets: assets; digital_assets_categories: folders; dam_collections: curated collections' },
 );
 
-export const SortBy = SortOrders(
-  'Omitted: by relevance when q has words (name starts with q, then every word in the name, then the rest), then newest first. ' +
-    'Given: in that order, ties by id in the same direction. modified_at, created_at: by that date. display_file_name: by name, ' +
-    'case-insensitive, numbers in names by value (img2 < img10 < IMG11). file_size: by size in bytes; folders and collections ' +
-    'have no size and are sorted by name instead.',
+/** The catalog lists' orders (http/schemas.ts SortBy) and the date taken, which only a search sorts by. */
+export const SortBy = Type.Union(
+  SEARCH_SORT_ORDERS.map((order) => Type.Literal(order)),
+  {
+    description:
+      'Omitted: by relevance when q has words (name starts with q, then every word in the name, then the rest), then newest first. ' +
+      'Given: in that order, ties by id in the same direction. modified_at, created_at: by that date. display_file_name: by name, ' +
+      'case-insensitive, numbers in names by value (img2 < img10 < IMG11). file_size: by size in bytes; folders and collections ' +
+      'have no size and are sorted by name instead. taken_at: by the date the photo or video was taken (embedded metadata); assets ' +
+      'without one come last in both directions; folders and collections have none and are sorted by created_at instead.',
+  },
 );
 
 const Q = Type.String({
@@ -26,7 +34,8 @@ const Q = Type.String({
   maxLength: 256,
   description:
     '* (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, ' +
-    'file name, description or tags, the last word as a prefix. Words are runs of letters and digits; file names are also ' +
+    "file name, description, tags, or an asset's embedded caption, creator or keywords, the last word as a prefix. " +
+    'Words are runs of letters and digits; file names are also ' +
     'cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive; no typo tolerance.',
 });
 
@@ -36,7 +45,11 @@ const Filter = Type.String({
     `Filter expression (the Typesense filter_by grammar). Fields: ${FIELD_NAMES.join(', ')}. Operators := :!= :> :>= :< :<= and : (contains; ` +
     'equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, ' +
     '&& and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. ' +
-    'Text compares case-insensitively (ASCII letters). A malformed expression is 400 with its position.',
+    'Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= ' +
+    'matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, ' +
+    'camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in ' +
+    'degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). ' +
+    'A malformed expression is 400 with its position.',
 });
 
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number; past the end: no hits, found still counts' });
@@ -66,9 +79,15 @@ export const SearchBody = Type.Object(
     commonSearchParams: Type.Optional(
       Type.Object(
         {
-          query_by: Type.Optional(Type.Literal('search_name', { description: 'The only searchable field: display name, file name, description and tags' })),
+          query_by: Type.Optional(
+            Type.Literal('search_name', {
+              description: "The only searchable field: display name, file name, description, tags, and an asset's embedded caption, creator and keywords",
+            }),
+          ),
           per_page: Type.Optional(PerPage),
           page: Type.Optional(Page),
+          facet_by: Type.Optional(FacetBy),
+          max_facet_values: Type.Optional(MaxFacetValues),
         },
         strict,
       ),
@@ -87,6 +106,8 @@ export const HelperBody = Type.Object(
     page: Type.Optional(Page),
     per_page: Type.Optional(PerPage),
     workspace_id_filter: Type.Optional(WorkspaceIdFilter),
+    facet_by: Type.Optional(FacetBy),
+    max_facet_values: Type.Optional(MaxFacetValues),
   },
   strict,
 );
@@ -101,6 +122,7 @@ export const SuggestionsQuery = Type.Object(
 );
 
 const Nullable = <T extends ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
 export const SearchDocument = Type.Object({
   id: Type.String({ description: 'Id of the asset, folder or collection' }),
@@ -119,6 +141,24 @@ export const SearchDocument = Type.Object({
   width: Type.Optional(Nullable(Type.Integer({ description: 'Assets only, pixels' }))),
   height: Type.Optional(Nullable(Type.Integer({ description: 'Assets only, pixels' }))),
   description: Type.Optional(Type.String({ description: 'Collections only' })),
+  // Assets only: the embedded metadata read from the current file (issue #12), null when the file has none.
+  taken_at: Type.Optional(Nullable(Type.Integer({ description: 'Assets only: date taken, Unix seconds' }))),
+  camera_make: Type.Optional(Nullable(Type.String({ description: 'Assets only' }))),
+  camera_model: Type.Optional(Nullable(Type.String({ description: 'Assets only' }))),
+  lens: Type.Optional(Nullable(Type.String({ description: 'Assets only' }))),
+  iso: Type.Optional(Nullable(Type.Integer({ description: 'Assets only' }))),
+  exposure: Type.Optional(Nullable(Type.String({ description: 'Assets only: exposure time as the camera writes it, e.g. 1/250' }))),
+  aperture: Type.Optional(NullableNumber('Assets only: f-number')),
+  focal_length: Type.Optional(NullableNumber('Assets only: millimetres')),
+  gps_lat: Type.Optional(NullableNumber('Assets only: degrees north')),
+  gps_lon: Type.Optional(NullableNumber('Assets only: degrees east')),
+  duration: Type.Optional(NullableNumber('Assets only: seconds (audio, video)')),
+  color_space: Type.Optional(Nullable(Type.String({ description: 'Assets only' }))),
+  caption: Type.Optional(Nullable(Type.String({ description: 'Assets only' }))),
+  creator: Type.Optional(Nullable(Type.String({ description: 'Assets only' }))),
+  copyright: Type.Optional(Nullable(Type.String({ description: 'Assets only' }))),
+  usage_terms: Type.Optional(Nullable(Type.String({ description: 'Assets only' }))),
+  keywords: Type.Optional(Type.Array(Type.String(), { description: "Assets only: the file's own keywords (also merged into tags)" })),
   thumbnail_url: Type.Optional(Type.String({ description: "Assets only: signed URL of the current version's thumbnail (works in <img>)" })),
   file_url: Type.Optional(Type.String({ description: "Assets only: signed URL of the current version's file" })),
 });
@@ -130,6 +170,7 @@ export const SearchResult = Type.Object({
   found: Type.Integer({ description: 'Matches over all pages' }),
   page: Type.Integer(),
   request_params: Type.Object({ q: Type.String(), collection: CollectionName, per_page: Type.Integer() }),
+  facet_counts: Type.Array(FacetCounts, { description: 'One entry per facet_by field, in its order; empty without facet_by' }),
 });
 export type SearchResult = Static<typeof SearchResult>;
 

@@ -17,6 +17,8 @@ export interface SearchDocumentsTable {
   visibility: number;
   created_at: number;
   modified_at: number;
+  /** An asset's date taken, Unix seconds (migration 0012); null without one, and on folders and collections. */
+  taken_at: number | null;
 }
 
 export interface SearchNamesTable {
@@ -48,4 +50,34 @@ export interface SearchSortTable {
   name_key: string;
   /** Bytes; 0 for folders and collections. */
   file_size: number;
+}
+
+/**
+ * The embedded facts of indexed assets (migration 0012, issue #12), kept by the asset index
+ * triggers (src/search/index-schema/): a row for each asset with a date taken, a camera, a creator or
+ * a position. Folders and collections have none. Strings are kept as written and ASCII-folded
+ * (`*_folded`, what filters compare). The date taken itself is search_documents.taken_at.
+ */
+export interface SearchAssetFactsTable {
+  /** ref_id * 4 + kind, as in search_documents. */
+  doc_id: number;
+  workspace_id: number;
+  /** The UTC year of the asset's taken_at (years 1 to 9999; null otherwise). */
+  taken_year: number | null;
+  camera_make: string | null;
+  camera_make_folded: string | null;
+  camera_model: string | null;
+  camera_model_folded: string | null;
+  creator: string | null;
+  creator_folded: string | null;
+  gps_lat: number | null;
+  gps_lon: number | null;
+}
+
+/** One row per (asset, keyword of its file) (migration 0012), like search_tags. */
+export interface SearchKeywordsTable {
+  doc_id: number;
+  workspace_id: number;
+  keyword: string;
+  keyword_folded: string;
 }

@@ -3,12 +3,14 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { diffFields, diffMap } from '../domain/activity.js';
+import { EDITABLE_METADATA_FIELDS, type EditableMetadataField } from '../domain/embedded-metadata.js';
 import type { FileType, Orientation } from '../domain/file-types.js';
 import * as assets from '../repositories/assets.js';
+import { findEmbeddedMetadata } from '../repositories/embedded-metadata.js';
 import * as collections from '../repositories/collections.js';
 import * as trash from '../repositories/trash.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
-import type { AssetListQuery, AssetPatchBody, AssetView, PageView } from '../routes/catalog-schemas.js';
+import type { AssetDetailView, AssetListQuery, AssetPatchBody, AssetView, PageView } from '../routes/catalog-schemas.js';
 import { requireRole } from './access.js';
 import { ActivityService, assetSubject } from './activity-service.js';
 import type { Caller } from './auth-service.js';
@@ -35,7 +37,39 @@ export function toAssetView(a: assets.AssetRecord): AssetView {
     created_by: a.created_by,
     created_at: a.created_at,
     modified_at: a.modified_at,
+    taken_at: a.taken_at,
+    camera_make: a.camera_make,
+    camera_model: a.camera_model,
+    lens: a.lens,
+    iso: a.iso,
+    exposure: a.exposure,
+    aperture: a.aperture,
+    focal_length: a.focal_length,
+    gps_lat: a.gps_lat,
+    gps_lon: a.gps_lon,
+    duration: a.duration,
+    color_space: a.color_space,
+    caption: a.caption,
+    creator: a.creator,
+    copyright: a.copyright,
+    usage_terms: a.usage_terms,
+    keywords: a.keywords,
+    metadata_edited: a.metadata_edited.filter((f): f is EditableMetadataField => (EDITABLE_METADATA_FIELDS as readonly string[]).includes(f)),
+    metadata_version_id: a.metadata_version_id,
   };
+}
+
+/**
+ * A PATCH's edits of the embedded fields (issue #12): blank text clears a field (null), and every field sent joins
+ * `metadata_edited`, so that reading the file again leaves it as the user set it.
+ */
+function embeddedEdits(before: assets.AssetRecord, patch: Static<typeof AssetPatchBody>): assets.AssetPatch {
+  const edits: assets.AssetPatch = {};
+  const sent = EDITABLE_METADATA_FIELDS.filter((f) => patch[f] !== undefined);
+  if (sent.length === 0) return edits;
+  for (const field of sent) edits[field] = patch[field]?.trim() ? patch[field] : null;
+  edits.metadata_edited = [...new Set([...before.metadata_edited, ...sent])];
+  return edits;
 }
 
 export class AssetService {
@@ -53,20 +87,23 @@ export class AssetService {
     return { items: items.map(toAssetView), page: w.page, per_page: w.per_page, total };
   }
 
-  async get(caller: Caller, id: number): Promise<AssetView> {
-    return toAssetView(await this.load(caller, id, 'viewer'));
+  /** One asset with its embedded tag set (GET and PATCH /dam/assets/:id). */
+  async get(caller: Caller, id: number): Promise<AssetDetailView> {
+    const asset = await this.load(caller, id, 'viewer');
+    return { ...toAssetView(asset), embedded_metadata: await findEmbeddedMetadata(this.ctx.db, asset.id) };
   }
 
-  async update(caller: Caller, id: number, patch: Static<typeof AssetPatchBody>): Promise<AssetView> {
+  async update(caller: Caller, id: number, body: Static<typeof AssetPatchBody>): Promise<AssetDetailView> {
     const asset = await this.load(caller, id, 'manager');
     const ws = asset.workspace_id;
-    if (typeof patch.folder_id === 'number' && !(await folderExistsInWorkspace(this.ctx.db, ws, patch.folder_id))) {
-      throw badReference('folder_id', `folder ${patch.folder_id} does not exist in this asset's workspace`);
+    if (typeof body.folder_id === 'number' && !(await folderExistsInWorkspace(this.ctx.db, ws, body.folder_id))) {
+      throw badReference('folder_id', `folder ${body.folder_id} does not exist in this asset's workspace`);
     }
     await this.ctx.db.transaction().execute(async (trx) => {
       // The values before the change, read under the row lock so that the log's `before` is what this write replaced.
       await this.ctx.database.support.lockRow(trx, 'assets', id);
       const before = (await assets.findAsset(trx, id)) ?? asset;
+      const patch: assets.AssetPatch = { ...body, ...embeddedEdits(before, body) };
       await assets.updateAsset(trx, ws, id, patch, this.ctx.now());
       await this.recordEdit(trx, caller, before, patch);
     });
@@ -76,7 +113,7 @@ export class AssetService {
   /** A folder change is a move (asset.move); the other fields an edit (asset.update): one entry each, when they changed. */
   private async recordEdit(trx: Transaction<Database>, caller: Caller, before: assets.AssetRecord, patch: assets.AssetPatch): Promise<void> {
     const entry = { workspaceId: before.workspace_id, actor: caller, subject: assetSubject({ ...before, ...patch }), at: this.ctx.now() };
-    const edited = diffFields<assets.AssetPatch>(before, patch, ['display_file_name', 'tags', 'visibility']);
+    const edited = diffFields<assets.AssetPatch>(before, patch, ['display_file_name', 'tags', 'visibility', ...EDITABLE_METADATA_FIELDS]);
     const metadata = patch.metadata && diffMap(before.metadata, patch.metadata);
     if (metadata) edited.metadata = metadata;
     await ActivityService.recordChanges(trx, { ...entry, action: 'asset.update', changes: edited });

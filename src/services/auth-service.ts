@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/schema.js';
 import { appError } from '../errors.js';
-import { countUsers, findUserByEmail, insertUser } from '../repositories/users.js';
+import { checkPhoneNumber, REASON_TEXT } from '../domain/phone-numbers.js';
+import { countUsers, findUserByEmail, findUserById, insertUser, updateUserProfile } from '../repositories/users.js';
 import { findActiveSessionUser, insertSession, revokeSession } from '../repositories/sessions.js';
 import { insertMember, insertWorkspace, listWorkspacesOfUser, type WorkspaceWithRole } from '../repositories/workspaces.js';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.js';
@@ -12,6 +13,12 @@ export interface PublicUser {
   id: number;
   email: string;
   name: string;
+}
+
+/** The signed-in user's own account (GET/PATCH /auth/me): the seed 2.4 user plus the phone number (issue #13). */
+export interface Account extends PublicUser {
+  /** E.164, or null. */
+  phone: string | null;
 }
 
 export interface AuthResult {
@@ -31,6 +38,26 @@ export interface Caller {
 
 export function publicUser(u: UserRow): PublicUser {
   return { id: u.id, email: u.email, name: u.name };
+}
+
+function account(u: UserRow): Account {
+  return { ...publicUser(u), phone: u.phone ?? null };
+}
+
+/** The E.164 form of an account's phone number, or a 400 naming body.phone with the reason. */
+function accountPhone(phone: string): string {
+  const check = checkPhoneNumber(phone);
+  if (!check.valid || !check.e164) {
+    const reason = check.reason ?? 'INVALID_NUMBER';
+    throw appError('VALIDATION_ERROR', `body.phone ${REASON_TEXT[reason]}`, { field: 'phone', reason });
+  }
+  if (check.extension) {
+    throw appError('VALIDATION_ERROR', 'body.phone must not have an extension (an account number is stored in E.164)', {
+      field: 'phone',
+      reason: 'HAS_EXTENSION',
+    });
+  }
+  return check.e164;
 }
 
 export class AuthService {
@@ -103,10 +130,26 @@ export class AuthService {
     await revokeSession(this.ctx.db, caller.sessionId, this.ctx.now());
   }
 
-  async me(caller: Caller): Promise<{ user: PublicUser; workspaces: WorkspaceWithRole[] }> {
-    return {
-      user: { id: caller.id, email: caller.email, name: caller.name },
-      workspaces: await listWorkspacesOfUser(this.ctx.db, caller.id),
-    };
+  async me(caller: Caller): Promise<{ user: Account; workspaces: WorkspaceWithRole[] }> {
+    const user = await findUserById(this.ctx.db, caller.id);
+    // The session was found a moment ago; a user deleted since is a signed-out one.
+    if (!user) throw appError('INVALID_TOKEN');
+    return { user: account(user), workspaces: await listWorkspacesOfUser(this.ctx.db, caller.id) };
+  }
+
+  /**
+   * PATCH /auth/me: the caller's name and phone. A phone number is read as written (it must carry
+   * its +country code, as there is no country to read it in) and stored in E.164; null removes it.
+   * An extension is refused rather than silently dropped: E.164 cannot hold one.
+   */
+  async updateMe(caller: Caller, input: { name?: string; phone?: string | null }): Promise<{ user: Account; workspaces: WorkspaceWithRole[] }> {
+    const changes: { name?: string; phone?: string | null } = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.phone !== undefined) changes.phone = input.phone === null ? null : accountPhone(input.phone);
+    if (Object.keys(changes).length > 0) {
+      const updated = await updateUserProfile(this.ctx.db, caller.id, changes, this.ctx.now());
+      if (!updated) throw appError('INVALID_TOKEN');
+    }
+    return this.me(caller);
   }
 }

@@ -38,6 +38,17 @@ function asciiFallback(name: string): string {
     .replace(/[^\x20-\x7e]/g, '?');
 }
 
+/** The headers of every download: its type, attachment with its name, nosniff, never cached; byte ranges accepted. */
+export function downloadHeaders(fileName: string, mimeType: string): Record<string, string> {
+  return {
+    'content-type': mimeType || 'application/octet-stream',
+    'content-disposition': contentDisposition(fileName, { type: 'attachment', fallback: asciiFallback(fileName) }),
+    'x-content-type-options': 'nosniff',
+    'accept-ranges': 'bytes',
+    'cache-control': 'private, no-store',
+  };
+}
+
 /**
  * Streams an object as a download: Content-Type, Content-Length,
  * Content-Disposition attachment (RFC 6266, with filename* for UTF-8 names),
@@ -53,13 +64,7 @@ export async function streamDownload(
     throw err instanceof StoreError ? appError('S3_ERROR', err.message) : err;
   });
   if (!info) throw appError('NOT_FOUND', 'The file of this asset is missing from storage');
-  const headers: Record<string, string> = {
-    'content-type': opts.mimeType || 'application/octet-stream',
-    'content-disposition': contentDisposition(opts.fileName, { type: 'attachment', fallback: asciiFallback(opts.fileName) }),
-    'x-content-type-options': 'nosniff',
-    'accept-ranges': 'bytes',
-    'cache-control': 'private, no-store',
-  };
+  const headers = downloadHeaders(opts.fileName, opts.mimeType);
   let range: { start: number; end: number } | undefined;
   if (opts.rangeHeader) {
     const parsed = parseRange(info.size, opts.rangeHeader, { combine: true });

@@ -19,6 +19,15 @@ import { IdempotencyService } from './idempotency-service.js';
 import { TrashService } from './trash-service.js';
 import { BulkService } from './bulk-service.js';
 import { ActivityService } from './activity-service.js';
+import { ExifToolRunner } from '../media/exiftool.js';
+import { EmbeddedMetadataService } from './embedded-metadata-service.js';
+import { MetadataWriteback } from './metadata-writeback.js';
+import { ImageGenerationService } from './image-generation-service.js';
+import { ImageGenerationRunner } from './image-generation-runner.js';
+import { createImageGenerator } from '../image-gen/index.js';
+import { createSafeFetcher, policyFromConfig, type SafeFetcher } from '../fetcher/index.js';
+import { ProxyLinks } from '../media/proxy-links.js';
+import { ImageProxyService } from './image-proxy-service.js';
 
 /** Every service of the app, built once per app with explicit dependencies. */
 export interface Services {
@@ -38,6 +47,15 @@ export interface Services {
   trash: TrashService;
   bulk: BulkService;
   activity: ActivityService;
+  /** The app's ExifTool processes (issue #12): buildApp ends them when the app closes. */
+  exiftool: ExifToolRunner;
+  embeddedMetadata: EmbeddedMetadataService;
+  imageGeneration: ImageGenerationService;
+  /** The job side of image generation: provider requests, assets. */
+  imageGenerationRunner: ImageGenerationRunner;
+  /** The SSRF-safe fetcher of outside URLs (issue #13), shared by every feature that fetches one. */
+  fetcher: SafeFetcher;
+  imageProxy: ImageProxyService;
 }
 
 export function buildServices(ctx: AppContext): Services {
@@ -46,12 +64,16 @@ export function buildServices(ctx: AppContext): Services {
   const jobs = new JobQueue(ctx.db, lockCandidates[ctx.database.dialect], ctx.config.jobs, () => ctx.now());
   const lifecycle = new VersionLifecycle(ctx, jobs);
   const links = new MediaLinks(ctx.config.jwtSecret, ctx.config.publicUrl, ctx.config.mediaUrlTtl, () => ctx.now());
-  const versions = new VersionService(ctx, store, lifecycle, links);
+  const exiftool = new ExifToolRunner();
+  const writeback = new MetadataWriteback(ctx, store, exiftool);
+  const versions = new VersionService(ctx, store, lifecycle, links, writeback);
+  const fetcher = createSafeFetcher(policyFromConfig(ctx.config.proxy));
+  const proxyLinks = new ProxyLinks(ctx.config.jwtSecret, ctx.config.publicUrl, ctx.config.proxy.urlTtl, () => ctx.now());
   return {
     auth,
     workspaces: new WorkspaceService(ctx),
     catalog: new CatalogService(ctx),
-    storage: new StorageService(ctx, store, lifecycle),
+    storage: new StorageService(ctx, store, lifecycle, writeback),
     serverUpload: new ServerUploadService(ctx, store, lifecycle),
     search: new SearchService(ctx, (ids) => versions.currentLinks(ids)),
     social: new SocialAuthService(ctx, auth),
@@ -64,5 +86,11 @@ export function buildServices(ctx: AppContext): Services {
     trash: new TrashService(ctx, (ids) => versions.currentLinks(ids)),
     bulk: new BulkService(ctx),
     activity: new ActivityService(ctx),
+    exiftool,
+    embeddedMetadata: new EmbeddedMetadataService(ctx, store, exiftool),
+    imageGeneration: new ImageGenerationService(ctx, jobs),
+    imageGenerationRunner: new ImageGenerationRunner(ctx, store, lifecycle, createImageGenerator(ctx.config.imageGen), fetcher),
+    fetcher,
+    imageProxy: new ImageProxyService(ctx, fetcher, proxyLinks),
   };
 }

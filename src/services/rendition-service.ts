@@ -129,14 +129,19 @@ export class RenditionService {
     }
   }
 
-  /** Counts the pages (kept even when page 1 then cannot be drawn), then draws page 1. */
+  /**
+   * Counts the pages (kept even when page 1 then cannot be drawn), then draws page 1. A count poppler cannot
+   * make leaves the one ExifTool may have read from the PDF (embedded metadata, issue #12).
+   */
   private async renderPdf(version: versions.VersionRecord, poppler: Poppler, pdf: string, work: string): Promise<RenderedImage[]> {
     const pages = await pdfPageCount(poppler, pdf);
     // Under the asset's row lock, as promote() copies file facts: the version stays current (or not) meanwhile.
-    await this.ctx.db.transaction().execute(async (trx) => {
-      await this.ctx.database.support.lockRow(trx, 'assets', version.asset_id);
-      await versions.setPageCount(trx, version.id, pages);
-    });
+    if (pages !== null) {
+      await this.ctx.db.transaction().execute(async (trx) => {
+        await this.ctx.database.support.lockRow(trx, 'assets', version.asset_id);
+        await versions.setPageCount(trx, version.id, pages);
+      });
+    }
     return renderImage(await renderFirstPage(poppler, pdf, path.join(work, 'page')));
   }
 

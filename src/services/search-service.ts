@@ -1,11 +1,12 @@
 import type { AppContext } from '../context.js';
-import { parseSortOrder, type SortOrder } from '../domain/sort-orders.js';
+import { parseSearchSortOrder, type SearchSortOrder } from '../domain/sort-orders.js';
 import { notFound } from '../errors.js';
 import { listWorkspacesOfUser } from '../repositories/workspaces.js';
 import { COLLECTION_NAMES, KIND, type CollectionName } from '../search/collections.js';
 import { textSearchDialects, type TextSearchDialect } from '../search/dialects/index.js';
 import { compileFilter, predicateSql, requiredWords } from '../search/filter/index.js';
 import { foldAscii } from '../search/filter/bind.js';
+import { facetDialects, parseFacetBy, toFacetCounts, type FacetDialect, type FacetName } from '../search/facets/index.js';
 import { searchDocuments, suggestions, type DocumentRow, type SearchPlan } from '../search/repository.js';
 import type { HelperBody, SearchBody, SearchDocument, SearchResponse, SearchResult } from '../search/schemas.js';
 import { queryWords } from '../search/text-query.js';
@@ -24,9 +25,23 @@ interface CollectionQuery {
   filter: string | undefined;
   /** Request field named by filter errors. */
   filterField: string;
-  sortBy: SortOrder | undefined;
+  sortBy: SearchSortOrder | undefined;
   page: number;
   perPage: number;
+  facets: FacetsAsked;
+}
+
+/** facet_by and max_facet_values (issue #12), checked. */
+interface FacetsAsked {
+  fields: FacetName[];
+  limit: number;
+}
+
+/** Typesense's default max_facet_values. */
+const DEFAULT_FACET_VALUES = 10;
+
+function facetsAsked(facetBy: string | undefined, maxValues: number | undefined, field: string): FacetsAsked {
+  return { fields: parseFacetBy(facetBy, field), limit: maxValues ?? DEFAULT_FACET_VALUES };
 }
 
 export type AssetLinks = (assetIds: readonly number[]) => Promise<Map<number, { thumbnail_url: string; file_url: string }>>;
@@ -48,6 +63,7 @@ export function toSearchDocument(row: DocumentRow): SearchDocument {
     Object.assign(doc, { file_name: row.file_name, mime_type: row.mime_type ?? '', file_size: row.file_size ?? 0, width: row.width, height: row.height });
   }
   if (row.description !== null) doc.description = row.description;
+  if (row.embedded) Object.assign(doc, row.embedded);
   return doc;
 }
 
@@ -62,6 +78,7 @@ const LISTED = { digital_assets: 'assets', digital_assets_categories: 'folders',
  */
 export class SearchService {
   private readonly text: TextSearchDialect;
+  private readonly facetDialect: FacetDialect;
 
   constructor(
     private readonly ctx: AppContext,
@@ -69,11 +86,13 @@ export class SearchService {
     private readonly assetLinks: AssetLinks,
   ) {
     this.text = textSearchDialects[ctx.database.dialect];
+    this.facetDialect = facetDialects[ctx.database.dialect];
   }
 
   async search(caller: Caller, body: SearchBody): Promise<SearchResponse> {
     const collections = body.request.collections ?? [...COLLECTION_NAMES];
     const params = body.commonSearchParams;
+    const facets = facetsAsked(params?.facet_by, params?.max_facet_values, 'commonSearchParams.facet_by');
     const queries = collections.map((collection) => ({
       collection,
       q: body.request.q ?? '*',
@@ -82,6 +101,7 @@ export class SearchService {
       sortBy: body.request.sort_by,
       page: params?.page ?? 1,
       perPage: params?.per_page ?? DEFAULT_PER_PAGE,
+      facets,
     }));
     // A filter of a collection that was not asked for is still checked, so a mistake never passes silently.
     for (const name of COLLECTION_NAMES) {
@@ -99,6 +119,7 @@ export class SearchService {
       sortBy: body.sort_by,
       page: body.page ?? 1,
       perPage: body.per_page ?? DEFAULT_PER_PAGE,
+      facets: facetsAsked(body.facet_by, body.max_facet_values, 'facet_by'),
     };
     const [result] = await this.run(caller, [query], body.workspace_id_filter);
     return result!;
@@ -122,26 +143,32 @@ export class SearchService {
   private async run(caller: Caller, queries: CollectionQuery[], workspaceFilter: string | number | undefined): Promise<SearchResult[]> {
     const planned = queries.map((query) => {
       const predicate = compileFilter(query.filter, query.filterField);
-      return { query, words: queryWords(query.q), filter: predicate && predicateSql(predicate), required: requiredWords(predicate) };
+      return { query, words: queryWords(query.q), predicate, required: requiredWords(predicate) };
     });
     const workspaceIds = await this.workspaces(caller, workspaceFilter === undefined ? undefined : Number(workspaceFilter));
     return Promise.all(
-      planned.map(async ({ query, words, filter, required }) => {
+      planned.map(async ({ query, words, predicate, required }) => {
         const result: SearchResult = {
           collection: query.collection,
           hits: [],
           found: 0,
           page: query.page,
           request_params: { q: query.q, collection: query.collection, per_page: query.perPage },
+          facet_counts: toFacetCounts(query.facets.fields, [], 0, false),
         };
         if (workspaceIds.length === 0) return result;
-        const sort = query.sortBy ? parseSortOrder(query.sortBy, LISTED[query.collection]) : null;
-        const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, words, filter, required, sort };
+        const sort = query.sortBy ? parseSearchSortOrder(query.sortBy, LISTED[query.collection]) : null;
+        // The SQL once the workspaces are known: embedded-metadata filters read their tables within them.
+        const filter = predicate && predicateSql(predicate, workspaceIds);
+        const { fields, limit } = query.facets;
+        const facets = fields.length ? { fields, limit, sample: this.ctx.config.searchFacetSample, dialect: this.facetDialect } : null;
+        const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, words, filter, required, sort, facets };
         const offset = (query.page - 1) * query.perPage;
-        const { found, rows } = await searchDocuments(this.ctx.db, this.text, plan, query.perPage, offset);
+        const { found, rows, facets: counted } = await searchDocuments(this.ctx.db, this.text, plan, query.perPage, offset);
         const links = query.collection === 'digital_assets' ? await this.assetLinks(rows.map((r) => r.id)) : undefined;
         const hits = rows.map((row) => ({ document: { ...toSearchDocument(row), ...links?.get(row.id) } }));
-        return { ...result, found, hits };
+        const facet_counts = toFacetCounts(fields, counted?.rows ?? [], found, counted?.sampled ?? false);
+        return { ...result, found, hits, facet_counts };
       }),
     );
   }

@@ -20,6 +20,7 @@ import { ActivityService, assetSubject } from './activity-service.js';
 import type { UploadSessionRow } from '../db/schema.js';
 import type { AssetRecord } from '../repositories/assets.js';
 import type { VersionLifecycle } from './version-lifecycle.js';
+import type { MetadataWriteback } from './metadata-writeback.js';
 
 /** seed 8: presigned upload URLs live one hour. */
 export const PART_URL_TTL = 3600;
@@ -79,6 +80,7 @@ export class StorageService {
     private readonly ctx: AppContext,
     readonly store: ObjectStore,
     private readonly versions: VersionLifecycle,
+    private readonly writeback: MetadataWriteback,
   ) {}
 
   /**
@@ -274,7 +276,12 @@ export class StorageService {
    * The asset key serves the asset's current file, whichever version holds it; a version key
    * (as complete-upload answers for a version upload) serves that version's file.
    */
-  async download(caller: Caller, query: { key: string; workspaceId: number }, rangeHeader: string | undefined): Promise<DownloadResult> {
+  /** `embed_metadata`: the asset's current metadata written into the file (./metadata-writeback.ts). */
+  async download(
+    caller: Caller,
+    query: { key: string; workspaceId: number; embed_metadata?: boolean },
+    rangeHeader: string | undefined,
+  ): Promise<DownloadResult> {
     const { assetId, versionId } = parseAssetKey(query.key, query.workspaceId);
     await requireRole(this.ctx.db, query.workspaceId, caller.id, 'viewer');
     const asset = await this.readyAsset(assetId, query.workspaceId);
@@ -285,7 +292,9 @@ export class StorageService {
       file = { key: version.storage_key, name: version.file_name, mime: version.mime_type };
     }
     if (!file.key) throw notFound('Object');
-    return streamDownload(this.store, file.key, { fileName: fileNameFor(file.name, file.mime), mimeType: file.mime, rangeHeader });
+    const fileName = fileNameFor(file.name, file.mime);
+    if (query.embed_metadata) return this.writeback.download(asset, { key: file.key, fileName, mimeType: file.mime }, rangeHeader);
+    return streamDownload(this.store, file.key, { fileName, mimeType: file.mime, rangeHeader });
   }
 
   /** Removes the asset record and its objects, all versions' included (seed 4.3). */

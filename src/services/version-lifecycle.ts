@@ -4,7 +4,7 @@ import type { DB } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { diffFields, diffMap, type Changes } from '../domain/activity.js';
 import { appError } from '../errors.js';
-import { MAKE_RENDITIONS } from '../jobs/kinds.js';
+import { MAKE_RENDITIONS, READ_EMBEDDED_METADATA } from '../jobs/kinds.js';
 import type { JobQueue } from '../jobs/queue.js';
 import * as assets from '../repositories/assets.js';
 import { deleteUploadingAsset } from '../repositories/asset-uploads.js';
@@ -55,12 +55,14 @@ export class VersionLifecycle {
 
   /**
    * An 'uploading' version of the asset. v1 of a new asset is stored at the asset's own key
-   * (seed 2.3); later versions at a key of their own, derived from their id.
+   * (seed 2.3); later versions at a key of their own, derived from their id. `db`: the
+   * transaction that creates the asset, for v1 only (later versions take a transaction of their own).
    */
   async reserve(
     asset: { id: number; workspace_id: number; display_file_name: string },
     file: { file_name: string; mime_type: string; created_by: string; display_file_name?: string } & Partial<VersionFile>,
     first: boolean,
+    db: DB = this.ctx.db,
   ): Promise<versions.VersionRecord> {
     const values = {
       ...file,
@@ -71,7 +73,7 @@ export class VersionLifecycle {
       storage_key: assetKey(asset.workspace_id, asset.id),
       created_at: this.ctx.now(),
     };
-    if (first) return versions.insertUploadingVersion(this.ctx.db, values);
+    if (first) return versions.insertUploadingVersion(db, values);
     return this.ctx.db.transaction().execute(async (trx) => {
       const reserved = await versions.insertUploadingVersion(trx, values);
       const key = versionKey(asset.workspace_id, asset.id, reserved.id);
@@ -84,7 +86,7 @@ export class VersionLifecycle {
    * Inside the caller's transaction: under the asset's row lock, gives the version the next
    * label (seed 9), makes it the one current version (seed 3) with its final file facts (its
    * sniffed type replaces the claim it was reserved with), lets the asset's file facts follow it
-   * and queues its renditions (made for that type) in the same commit. Records the change in the activity log:
+   * and queues its renditions (made for that type) and the reading of its embedded metadata in the same commit. Records the change in the activity log:
    * asset.upload for v1, version.upload or version.restore after it. Call `notify()` after the commit.
    */
   async promote(
@@ -113,6 +115,7 @@ export class VersionLifecycle {
     const now = this.ctx.now();
     await versions.applyVersionToAsset(trx, asset.id, promoted, now);
     await this.jobs.enqueue(trx, MAKE_RENDITIONS, { versionId });
+    await this.jobs.enqueue(trx, READ_EMBEDDED_METADATA, { versionId });
     const changes: Changes = diffFields(previous ? currentFacts(previous) : null, currentFacts(promoted), CURRENT_FACTS);
     const metadataChange = diffMap(asset.metadata, meta);
     if (metadataChange) changes.metadata = metadataChange;

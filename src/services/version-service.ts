@@ -19,6 +19,7 @@ import { loadAuthorized } from './catalog-access.js';
 import { toAssetView } from './asset-service.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
 import { restoredFromOf, type VersionLifecycle } from './version-lifecycle.js';
+import type { MetadataWriteback } from './metadata-writeback.js';
 
 /** seed 5.5: viewers list, download and preview; managers and admins also upload, restore and delete. */
 type MinRole = 'viewer' | 'manager';
@@ -57,6 +58,7 @@ export class VersionService {
     private readonly store: ObjectStore,
     private readonly lifecycle: VersionLifecycle,
     private readonly links: MediaLinks,
+    private readonly writeback: MetadataWriteback,
   ) {}
 
   /** Newest first. */
@@ -121,9 +123,16 @@ export class VersionService {
     return toAssetView(updated);
   }
 
-  async download(caller: Caller, versionId: number, rangeHeader: string | undefined): Promise<DownloadResult> {
+  /** `embedMetadata`: the asset's current metadata written into this version's file (./metadata-writeback.ts). */
+  async download(caller: Caller, versionId: number, rangeHeader: string | undefined, embedMetadata = false): Promise<DownloadResult> {
     const v = await this.loadVersion(caller, versionId, 'viewer');
-    return streamDownload(this.store, v.storage_key, { fileName: fileNameFor(v.file_name, v.mime_type), mimeType: v.mime_type, rangeHeader });
+    const file = { key: v.storage_key, fileName: fileNameFor(v.file_name, v.mime_type), mimeType: v.mime_type };
+    if (embedMetadata) {
+      const asset = await assets.findAsset(this.ctx.db, v.asset_id);
+      if (!asset) throw notFound('Version');
+      return this.writeback.download(asset, file, rangeHeader);
+    }
+    return streamDownload(this.store, file.key, { fileName: file.fileName, mimeType: file.mimeType, rangeHeader });
   }
 
   async preview(caller: Caller, versionId: number): Promise<PreviewView> {

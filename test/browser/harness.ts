@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { AppConfig } from '../../src/config.js';
 import { startHttpTestApp, type TestApp } from '../helpers/app.js';
 import { startFakeGoogle, type FakeGoogle } from '../helpers/fake-google.js';
 
@@ -35,10 +36,10 @@ export interface BrowserApp {
   close(): Promise<void>;
 }
 
-/** The real server on 127.0.0.1 (serving web/dist) with social login pointed at a fake Google. */
-export async function startBrowserApp(): Promise<BrowserApp> {
+/** The real server on 127.0.0.1 (serving web/dist) with social login pointed at a fake Google; `config` overrides more. */
+export async function startBrowserApp(config: Partial<AppConfig> = {}): Promise<BrowserApp> {
   const google = await startFakeGoogle();
-  const app = await startHttpTestApp({ config: { social: google.config, allowRegistration: true } });
+  const app = await startHttpTestApp({ config: { social: google.config, allowRegistration: true, ...config } });
   return {
     app,
     google,
@@ -61,10 +62,14 @@ export interface BrowserSuite {
  * tests (then `setUp` seeds what the file needs) and closed after them, and after every test the
  * check that no page saw a Content-Security-Policy violation (src/http/security-headers.ts).
  */
-export function useBrowserSuite(setUp: (suite: BrowserSuite) => Promise<void> | void): void {
+export function useBrowserSuite(
+  setUp: (suite: BrowserSuite) => Promise<void> | void,
+  /** The app's config beyond the defaults, asked for when the app starts (after the file's earlier beforeAll hooks, e.g. a fake provider's). */
+  config: () => Partial<AppConfig> = () => ({}),
+): void {
   let suite: BrowserSuite | undefined;
   beforeAll(async () => {
-    const [env, browser] = await Promise.all([startBrowserApp(), launchBrowser()]);
+    const [env, browser] = await Promise.all([startBrowserApp(config()), launchBrowser()]);
     suite = { env, browser, base: env.app.baseUrl };
     await setUp(suite);
   });

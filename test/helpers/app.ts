@@ -36,6 +36,12 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     mediaUrlTtl: 3600,
     social: { google: null },
     trashDays: 30,
+    searchFacetSample: 5_000,
+    // Not configured unless a test points it at test/helpers/fake-openai.ts.
+    imageGen: null,
+    proxy: { maxBytes: 20 * 1024 * 1024, ports: [80, 443], allowHosts: [], timeoutMs: 10_000, urlTtl: 3600, rateLimit: 600 },
+    // No app links unless a test sets them (test/app-association.test.ts).
+    appAssociation: { iosAppIds: [], android: null },
     ...overrides,
   };
   return Object.freeze(config);
@@ -53,14 +59,16 @@ export interface TestApp {
 }
 
 export async function startTestApp(
-  options: { dialect?: DialectName; config?: Partial<AppConfig> } = {},
+  /** logStream: receives the app's log lines (at config.logLevel); without it the app logs nothing. */
+  options: { dialect?: DialectName; config?: Partial<AppConfig>; logStream?: { write(line: string): void } } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase(options.dialect ?? 'sqlite');
   const config = testConfig(options.config);
   let offset = 0;
   const app = await buildApp(config, {
     database,
-    logger: false,
+    logger: options.logStream !== undefined,
+    logStream: options.logStream,
     now: () => Math.floor(Date.now() / 1000) + offset,
   });
   await app.ready();

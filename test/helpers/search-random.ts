@@ -5,7 +5,8 @@ import { appendAssets, insertCollection } from '../../src/repositories/collectio
 import { insertFolder } from '../../src/repositories/folders.js';
 import { orientationOf } from '../../src/domain/file-types.js';
 import { fileTypeOf } from '../../src/domain/file-types.js';
-import { SORT_ORDERS } from '../../src/domain/sort-orders.js';
+import { SEARCH_SORT_ORDERS } from '../../src/domain/sort-orders.js';
+import { FACET_NAMES } from '../../src/search/facets/index.js';
 import type { ModelDoc } from './search-oracle.js';
 
 /** A seeded random corpus and random search requests for test/search-property.test.ts. */
@@ -69,10 +70,42 @@ export async function seedRandomCorpus(db: DB, workspaceId: number, seed = 4): P
       docs.push({ id: row.id, file_type: fileTypeOf(mime), orientation: orientationOf(width, height), visibility: values.visibility, created_at: values.created_at, modified_at: values.modified_at, folder_id: values.folder_id, tags, collections: memberOf });
     }
   }
+  await seedEmbedded(db, docs, prng(seed + 1000));
   return docs;
 }
 
-const FIELDS = ['file_type', 'tags', 'orientation', 'visibility', 'modified_at', 'created_at', 'id', 'folder_id', 'collection_id'];
+// Embedded metadata (issue #12): values with ties, case variants, the year boundary, both sides of the antimeridian.
+const TAKEN = [-1000, 0, 1000, 1005, 1_600_000_000, 1_609_459_199, 1_609_459_200, -62_135_596_801];
+const MAKES = ['Canon', 'canon', 'NIKON', 'Apple'];
+const MODELS = ['Canon EOS R5', 'canon eos r5', 'NIKON D750', 'iPhone 15 Pro', 'X100V', 'Été 1'];
+const CREATORS = ['Anna Berger', 'anna berger', 'Ben', "O'Brien", '50%_off'];
+const POSITIONS: [number, number][] = [[0, 0], [53.55, 9.99], [-33.86, 151.21], [-17.7, 178], [-13.8, -172], [90, -180], [-90, 180]];
+const KEYWORDS = ['Harbour', 'harbour', 'boats', 'Été', 'red car', 'x_y'];
+
+/**
+ * Writes embedded metadata on about two thirds of the assets (an UPDATE, so the index triggers
+ * re-index them), from its own generator `m` so that the rest of the corpus stays as it was.
+ */
+async function seedEmbedded(db: DB, docs: ModelDoc[], m: () => number): Promise<void> {
+  const maybe = <T>(xs: readonly T[]): T | null => (m() < 0.7 ? xs[Math.floor(m() * xs.length)]! : null);
+  for (const doc of docs) {
+    if (m() < 0.35) continue;
+    const position = maybe(POSITIONS);
+    const embedded = {
+      taken_at: maybe(TAKEN),
+      camera_make: maybe(MAKES),
+      camera_model: maybe(MODELS),
+      creator: maybe(CREATORS),
+      gps_lat: position?.[0] ?? null,
+      gps_lon: position?.[1] ?? null,
+      keywords: [...new Set(Array.from({ length: Math.floor(m() * 3) }, () => KEYWORDS[Math.floor(m() * KEYWORDS.length)]!))],
+    };
+    await db.updateTable('assets').set({ ...embedded, keywords: JSON.stringify(embedded.keywords) }).where('id', '=', doc.id).execute();
+    Object.assign(doc, embedded);
+  }
+}
+
+const FIELDS = ['file_type', 'tags', 'orientation', 'visibility', 'modified_at', 'created_at', 'id', 'folder_id', 'collection_id', 'taken_at', 'taken_year', 'camera_make', 'camera_model', 'creator', 'keywords', 'gps'];
 const text = fc.oneof(
   fc.constantFrom('image', 'video', 'IMAGE', 'landscape', 'portrait', 'square', 'beach', 'Beach', 'red', 'summer', 'Été', 'sun', 'x_y', 'ea', 'a\\b', '%', '_', '\\'),
   fc.constantFrom('red car', "it's", "x'; DROP TABLE assets;--", '50%').map((v) => `\`${v}\``),
@@ -80,11 +113,25 @@ const text = fc.oneof(
 const int = fc.oneof(fc.integer({ min: -1, max: 1045 }), fc.integer({ min: 0, max: 5 }), fc.constantFrom(99999999999, -99999999999));
 const range = fc.tuple(fc.integer({ min: 0, max: 1045 }), fc.integer({ min: 0, max: 60 })).map(([a, d]) => `${a}..${a + d}`);
 const listOf = (x: fc.Arbitrary<string>) => fc.array(x, { minLength: 1, maxLength: 4 }).map((xs) => `[${xs.join(', ')}]`);
+const embeddedText = fc.oneof(
+  fc.constantFrom('canon', 'Canon', 'NIKON', 'apple', 'eos', 'x100v', 'Été 1', 'été 1', 'anna', 'ben', '%', '_', 'harbour', 'HARBOUR', 'boats', 'x_y', 'Été'),
+  fc.constantFrom('Canon EOS R5', 'NIKON D750', 'iPhone 15 Pro', 'Anna Berger', "O'Brien", '50%_off', 'red car').map((v) => `\`${v}\``),
+);
+const takenInt = fc.oneof(fc.constantFrom(...TAKEN), fc.integer({ min: -2000, max: 2000 }), fc.constantFrom(1_600_000_000, 1_609_459_200));
+const takenRange = fc.tuple(takenInt, fc.constantFrom(0, 5, 1000, 10_000_000)).map(([a, d]) => `${a}..${a + d}`);
+const latitude = fc.constantFrom('-90', '-34', '-17.7', '-13.8', '0', '53.55', '60', '90');
+const longitude = fc.constantFrom('-180', '-175', '-172', '-10', '0', '9.99', '151.21', '175', '178', '180');
+const box = fc.tuple(latitude, longitude, latitude, longitude).map(([a, w, b, e]) => (Number(a) <= Number(b) ? `[${a}, ${w}, ${b}, ${e}]` : `[${b}, ${w}, ${a}, ${e}]`));
 const validCondition = fc.oneof(
   fc.tuple(fc.constantFrom('file_type', 'orientation', 'tags'), fc.constantFrom(':=', ':!=', ':'), fc.oneof(text, listOf(text))),
   fc.tuple(fc.constantFrom('visibility', 'modified_at', 'created_at', 'id', 'folder_id'), fc.constantFrom(':=', ':!=', ':'), fc.oneof(int.map(String), listOf(fc.oneof(int.map(String), range)))),
   fc.tuple(fc.constantFrom('visibility', 'modified_at', 'created_at', 'id', 'folder_id'), fc.constantFrom(':>', ':>=', ':<', ':<='), int.map(String)),
   fc.tuple(fc.constant('collection_id'), fc.constantFrom(':=', ':!='), fc.oneof(int.map(String), listOf(int.map(String)))),
+  fc.tuple(fc.constantFrom('camera_make', 'camera_model', 'creator', 'keywords'), fc.constantFrom(':=', ':!=', ':'), fc.oneof(embeddedText, listOf(embeddedText))),
+  fc.tuple(fc.constant('taken_at'), fc.constantFrom(':=', ':!=', ':'), fc.oneof(takenInt.map(String), listOf(fc.oneof(takenInt.map(String), takenRange)))),
+  fc.tuple(fc.constantFrom('taken_at', 'taken_year'), fc.constantFrom(':>', ':>=', ':<', ':<='), fc.oneof(takenInt, fc.constantFrom(1969, 1970, 2020, 2021)).map(String)),
+  fc.tuple(fc.constant('taken_year'), fc.constantFrom(':=', ':!='), listOf(fc.constantFrom('1969', '1970', '2020', '2021', '2019..2020'))),
+  fc.tuple(fc.constant('gps'), fc.constantFrom(':=', ':', ':!='), box),
 ).map(([f, op, v]) => `${f}${op}${v}`);
 
 /** Anything goes: wrong types, unknown fields, operators on the wrong kind of field. */
@@ -126,7 +173,10 @@ export const requestArb = fc.record({
   q: queryArb,
   assets: filterArb,
   folders: fc.option(filterArb, { nil: undefined }),
-  sort_by: fc.option(fc.constantFrom(...SORT_ORDERS), { nil: undefined }),
+  sort_by: fc.option(fc.constantFrom(...SEARCH_SORT_ORDERS), { nil: undefined }),
   per_page: fc.integer({ min: 1, max: 30 }),
   page: fc.integer({ min: 1, max: 4 }),
+  // Facets (issue #12): some of the fields, in any order, comma lists with or without spaces.
+  facet_by: fc.option(fc.tuple(fc.shuffledSubarray([...FACET_NAMES], { minLength: 1 }), fc.constantFrom(',', ', ')).map(([xs, sep]) => xs.join(sep)), { nil: undefined }),
+  max_facet_values: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
 });

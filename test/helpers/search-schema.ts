@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle } from '../../src/db/database.js';
 
+/** The embedded-metadata tables (migration 0012); absent before it. */
+const EMBEDDED = ['search_asset_facts', 'search_keywords'];
+
 /** Removes the search index objects (tables, triggers, PostgreSQL functions), so a test can rebuild them with the backfill. */
 export async function dropSearchSchema(handle: DatabaseHandle): Promise<void> {
   const db = handle.db;
@@ -8,11 +11,11 @@ export async function dropSearchSchema(handle: DatabaseHandle): Promise<void> {
     for (const table of ['assets', 'folders', 'collections']) {
       for (const event of ['insert', 'update', 'delete']) await sql.raw(`DROP TRIGGER search_${table}_${event}`).execute(db);
     }
-    for (const table of ['search_fts', 'search_documents', 'search_names', 'search_tags']) await sql.raw(`DROP TABLE ${table}`).execute(db);
+    for (const table of ['search_fts', 'search_documents', 'search_names', 'search_tags', ...EMBEDDED]) await sql.raw(`DROP TABLE IF EXISTS ${table}`).execute(db);
     return;
   }
   for (const table of ['assets', 'folders', 'collections']) await sql.raw(`DROP FUNCTION search_index_${table}() CASCADE`).execute(db);
-  for (const table of ['search_documents', 'search_names', 'search_tags']) await sql.raw(`DROP TABLE ${table}`).execute(db);
+  for (const table of ['search_documents', 'search_names', 'search_tags', ...EMBEDDED]) await sql.raw(`DROP TABLE IF EXISTS ${table}`).execute(db);
   for (const fn of ['search_fold', 'search_split_text', 'search_words', 'search_tag_list']) await sql.raw(`DROP FUNCTION ${fn}(text)`).execute(db);
 }
 
@@ -29,5 +32,15 @@ export async function indexSnapshot(handle: DatabaseHandle): Promise<unknown[]> 
     db.selectFrom('search_names').selectAll().orderBy('doc_id').execute(),
     db.selectFrom('search_tags').selectAll().orderBy('doc_id').orderBy('tag').execute(),
     text.execute(db).then((r) => r.rows),
+  ]);
+}
+
+/** Everything the embedded-metadata tables (migration 0012) hold, in a comparable order. */
+export async function embeddedSnapshot(handle: DatabaseHandle): Promise<unknown[]> {
+  const db = handle.db;
+  return Promise.all([
+    db.selectFrom('search_documents').select(['doc_id', 'taken_at']).where('taken_at', 'is not', null).orderBy('doc_id').execute(),
+    db.selectFrom('search_asset_facts').selectAll().orderBy('doc_id').execute(),
+    db.selectFrom('search_keywords').selectAll().orderBy('doc_id').orderBy('keyword').execute(),
   ]);
 }

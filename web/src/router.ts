@@ -26,6 +26,7 @@ export function buildRouter(): Router {
       // The trash keeps the library's sidebar: the same page, the trash in place of the grid.
       { path: '/library/trash', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Trash' } },
       { path: '/asset/:id(\\d+)', component: () => import('./views/AssetView.vue'), meta: { auth: true, title: 'Asset' } },
+      { path: '/settings/account', component: () => import('./views/AccountSettingsView.vue'), meta: { auth: true, title: 'Account settings' } },
       { path: '/settings/:workspaceId(\\d+)?', component: () => import('./views/WorkspaceSettingsView.vue'), meta: { auth: true, title: 'Workspace settings' } },
       { path: '/:pathMatch(.*)*', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
     ],

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { replaceSearchTriggers } from '../../search/index-schema/index.js';
-import { INDEX_SOURCES } from '../../search/index-schema/sources.js';
+import { INDEX_SOURCES_0007 } from '../../search/index-schema/sources.js';
 import type { DialectSupport } from '../dialects/types.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -31,5 +31,6 @@ export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
   // A trashed row leaves the search index: the triggers now test and watch deleted_at. Rows keep
   // their index entries as they are: deleted_at is NULL on every row here, so the backfill of the
   // new sources is exactly what the index holds (test/trash-migration.test.ts checks this).
-  await replaceSearchTriggers[d.name](db, INDEX_SOURCES);
+  // The sources of this migration's time: later columns (0011's embedded metadata) do not exist yet.
+  await replaceSearchTriggers[d.name](db, INDEX_SOURCES_0007);
 }

@@ -1,4 +1,4 @@
-import type { ColumnDataType, Kysely } from 'kysely';
+import { sql, type ColumnDataType, type Kysely } from 'kysely';
 import type { DialectSupport } from '../dialects/types.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -11,6 +11,8 @@ type AnyDB = Kysely<any>;
  * keywords as last read; `metadata_edited` (JSON array) lists the fields a user has edited
  * (caption, creator, copyright, usage_terms), which an extraction never overwrites.
  * `metadata_version_id` is the version the columns were read from (null: not read yet).
+ * Every current version is queued for reading (job `version.metadata`), so files uploaded before
+ * this release get their fields, and their keywords become tags, as new uploads do.
  */
 export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
   const double: ColumnDataType = 'double precision';
@@ -41,4 +43,11 @@ export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
   for (const [name, empty] of texts) {
     await db.schema.alterTable('assets').addColumn(name, 'text', (c) => c.notNull().defaultTo(empty)).execute();
   }
+
+  const now = Math.floor(Date.now() / 1000);
+  await sql`
+    INSERT INTO jobs (kind, payload, status, attempts, max_attempts, run_at, created_at, updated_at)
+    SELECT 'version.metadata', '{"versionId":' || CAST(id AS TEXT) || '}', 'queued', 0, 5, ${now}, ${now}, ${now}
+    FROM asset_versions WHERE status = 'ready' AND is_current = 1
+    ORDER BY id`.execute(db);
 }

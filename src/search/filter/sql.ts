@@ -1,5 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { Predicate } from './bind.js';
+import type { GeoBox, Predicate } from './bind.js';
 import { KIND } from '../collections.js';
 import type { FieldSpec } from './fields.js';
 
@@ -9,11 +9,18 @@ import type { FieldSpec } from './fields.js';
  * that varies is column names and comparison operators taken from fixed
  * tables (fields.ts, bind.ts), never from the request. The same SQL runs on
  * SQLite and PostgreSQL.
+ *
+ * Embedded-metadata fields (issue #12) live in search_asset_facts `f` (and
+ * search_keywords `k`), which only assets have rows in: a condition on them is
+ * `d.doc_id IN (the rows of the caller's workspaces that pass)`, and `:!=` is
+ * `NOT IN` the rows that pass the positive test, so a document without the
+ * value (a folder, an asset without a camera) matches `:!=`, as a NULL
+ * orientation does.
  */
 
 type Condition = RawBuilder<SqlBool>;
 
-const column = (field: FieldSpec) => sql.ref(`d.${field.column ?? 'doc_id'}`);
+const column = (field: FieldSpec) => sql.ref(`${field.facts ? 'f' : 'd'}.${field.column ?? 'doc_id'}`);
 
 /** LIKE pattern for "contains": the value's own % _ \ are escaped. */
 export function containsPattern(value: string): string {
@@ -21,6 +28,8 @@ export function containsPattern(value: string): string {
 }
 
 function any(parts: Condition[]): Condition {
+  // None: a list of years that are all outside 1..9999 (bind.ts) matches nothing.
+  if (parts.length === 0) return sql<SqlBool>`1 = 0`;
   return parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` OR `)})`;
 }
 
@@ -47,28 +56,61 @@ function textTest(target: RawBuilder<unknown>, test: 'equals' | 'contains', valu
 
 const OPERATORS = { '>': sql.raw('>'), '>=': sql.raw('>='), '<': sql.raw('<'), '<=': sql.raw('<=') } as const;
 
-export function predicateSql(p: Predicate): Condition {
+/** `d.doc_id IN (rows)`, or `NOT IN` for `:!=`. */
+const member = (rows: RawBuilder<unknown>, negate: boolean): Condition =>
+  negate ? sql<SqlBool>`d.doc_id NOT IN (${rows})` : sql<SqlBool>`d.doc_id IN (${rows})`;
+
+/**
+ * A test on one field: on search_documents in place (a nullable column's `:!=` includes NULL), on
+ * search_asset_facts as membership in its passing rows of the caller's workspaces. The `IS NOT NULL`
+ * is implied by the test; it is written so that both planners see the partial indexes apply.
+ */
+function onField(field: FieldSpec, test: Condition, negate: boolean, workspaceIds: readonly number[]): Condition {
+  if (!field.facts) return negate ? negated(sql<SqlBool>`(${test})`, field) : test;
+  const rows = sql`SELECT f.doc_id FROM search_asset_facts f
+    WHERE f.workspace_id IN (${sql.join(workspaceIds)}) AND ${column(field)} IS NOT NULL AND ${test}`;
+  return member(rows, negate);
+}
+
+/** gps inside the box; across the antimeridian (west > east) the longitudes are those east of west or west of east. */
+function geoRows(box: GeoBox, workspaceIds: readonly number[]): RawBuilder<unknown> {
+  const longitude =
+    box.west <= box.east ? sql`f.gps_lon BETWEEN ${box.west} AND ${box.east}` : sql`(f.gps_lon >= ${box.west} OR f.gps_lon <= ${box.east})`;
+  return sql`SELECT f.doc_id FROM search_asset_facts f
+    WHERE f.workspace_id IN (${sql.join(workspaceIds)}) AND f.gps_lat IS NOT NULL AND f.gps_lat BETWEEN ${box.south} AND ${box.north} AND ${longitude}`;
+}
+
+/**
+ * The SQL condition of a checked filter. `workspaceIds` are the caller's workspaces searched (never
+ * empty): the embedded-metadata tables are read within them (their B-trees lead with the workspace).
+ */
+export function predicateSql(p: Predicate, workspaceIds: readonly number[]): Condition {
   switch (p.type) {
     case 'and':
     case 'or':
-      return sql<SqlBool>`(${sql.join(p.children.map(predicateSql), p.type === 'and' ? sql` AND ` : sql` OR `)})`;
+      return sql<SqlBool>`(${sql.join(
+        p.children.map((c) => predicateSql(c, workspaceIds)),
+        p.type === 'and' ? sql` AND ` : sql` OR `,
+      )})`;
     case 'compare':
-      return sql<SqlBool>`${column(p.field)} ${OPERATORS[p.op]} ${big(p.value)}`;
+      return onField(p.field, sql<SqlBool>`${column(p.field)} ${OPERATORS[p.op]} ${big(p.value)}`, false, workspaceIds);
     case 'number': {
       const parts = p.values.length ? [oneOf(column(p.field), p.values)] : [];
       for (const [from, to] of p.ranges) parts.push(sql<SqlBool>`${column(p.field)} BETWEEN ${big(from)} AND ${big(to)}`);
-      const test = any(parts);
-      return p.negate ? negated(sql<SqlBool>`(${test})`, p.field) : test;
+      return onField(p.field, any(parts), p.negate, workspaceIds);
     }
-    case 'text': {
-      const test = textTest(column(p.field), p.test, p.values);
-      return p.negate ? negated(sql<SqlBool>`(${test})`, p.field) : test;
-    }
+    case 'text':
+      return onField(p.field, textTest(column(p.field), p.test, p.values), p.negate, workspaceIds);
     case 'tags': {
-      // "has a tag that ..." through the tags table; :!= is "has no tag that ...".
-      const tagged = sql`SELECT t.doc_id FROM search_tags t WHERE ${textTest(sql.ref('t.tag_folded'), p.test, p.values)}`;
-      return p.negate ? sql<SqlBool>`d.doc_id NOT IN (${tagged})` : sql<SqlBool>`d.doc_id IN (${tagged})`;
+      // "has a tag that ..." through the tags table; :!= is "has no tag that ...". Keywords likewise, within the workspaces.
+      const { table, folded } = p.field.list!;
+      if (table === 'search_tags') return member(sql`SELECT t.doc_id FROM search_tags t WHERE ${textTest(sql.ref(`t.${folded}`), p.test, p.values)}`, p.negate);
+      const rows = sql`SELECT k.doc_id FROM search_keywords k
+        WHERE k.workspace_id IN (${sql.join(workspaceIds)}) AND ${textTest(sql.ref(`k.${folded}`), p.test, p.values)}`;
+      return member(rows, p.negate);
     }
+    case 'geo':
+      return member(geoRows(p.box, workspaceIds), p.negate);
     case 'collection': {
       // Members are assets; their doc_id is asset_id * 4 + the assets' kind (collections.ts). A collection
       // in the trash has no members here (its trashed members are not in the index anyway).

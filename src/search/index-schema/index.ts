@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DialectName } from '../../db/dialects/types.js';
-import { createPostgresSearchSchema, replacePostgresSearchTriggers } from './postgres.js';
+import { addPostgresEmbeddedIndex, createPostgresSearchSchema, replacePostgresSearchTriggers } from './postgres.js';
 import type { IndexSource } from './sources.js';
-import { createSqliteSearchSchema, replaceSqliteSearchTriggers } from './sqlite.js';
+import { addSqliteEmbeddedIndex, createSqliteSearchSchema, replaceSqliteSearchTriggers } from './sqlite.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDB = Kysely<any>;
@@ -20,4 +20,13 @@ export const createSearchSchema: Readonly<Record<DialectName, (db: AnyDB, source
 export const replaceSearchTriggers: Readonly<Record<DialectName, (db: AnyDB, sources: readonly IndexSource[]) => Promise<void>>> = {
   sqlite: replaceSqliteSearchTriggers,
   postgres: replacePostgresSearchTriggers,
+};
+
+/**
+ * Migration 0012 (issue #12): adds search_asset_facts and search_keywords, fills them (and the text of assets
+ * that already have a caption, creator or keywords) from the catalog, and installs the asset triggers of `sources`.
+ */
+export const addEmbeddedIndex: Readonly<Record<DialectName, (db: AnyDB, sources: readonly IndexSource[]) => Promise<void>>> = {
+  sqlite: addSqliteEmbeddedIndex,
+  postgres: addPostgresEmbeddedIndex,
 };

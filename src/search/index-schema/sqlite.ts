@@ -1,6 +1,17 @@
 import { sql, type Kysely } from 'kysely';
 import { SCOPE_MARK } from '../dialects/scope.js';
-import { docIdSql, INDEX_SOURCES, SHARED_INDEXES, type IndexSource } from './sources.js';
+import {
+  docIdSql,
+  EMBEDDED_INDEXES,
+  EMBEDDED_TABLES,
+  HAS_EMBEDDED_TEXT,
+  HAS_FACTS,
+  INDEX_SOURCES,
+  SHARED_INDEXES,
+  sourceOf,
+  YEAR_RANGE,
+  type IndexSource,
+} from './sources.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDB = Kysely<any>;
@@ -30,6 +41,18 @@ const TABLES = [
      tokenize = 'unicode61 remove_diacritics 0', prefix = '1 2 3', content = '', contentless_delete = 1)`,
 ];
 
+/** Migration 0012 (issue #12): the embedded facts of assets and their keywords; see sources.ts. */
+const EMBEDDED_TABLE_DDL = [
+  'ALTER TABLE search_documents ADD COLUMN taken_at INTEGER',
+  `CREATE TABLE search_asset_facts (
+     doc_id INTEGER PRIMARY KEY, workspace_id INTEGER NOT NULL, taken_year INTEGER,
+     camera_make TEXT, camera_make_folded TEXT, camera_model TEXT, camera_model_folded TEXT, creator TEXT, creator_folded TEXT,
+     gps_lat REAL, gps_lon REAL)`,
+  `CREATE TABLE search_keywords (
+     doc_id INTEGER NOT NULL, workspace_id INTEGER NOT NULL, keyword TEXT NOT NULL, keyword_folded TEXT NOT NULL,
+     PRIMARY KEY (doc_id, keyword)) WITHOUT ROWID`,
+];
+
 /** The scope token (dialects/scope.ts) in SQL: U+E000 (private use: a word character that no query word contains), 'w', workspace, 'k', kind. */
 const scopeSql = (kind: number): string => `char(${SCOPE_MARK.codePointAt(0)}) || 'w' || r.workspace_id || 'k${kind}'`;
 
@@ -41,25 +64,33 @@ function splitText(expr: string): string {
   return `${expr} || ' ' || ${nested(`lower(${expr})`, 'abcdefghijklmnopqrstuvwxyz')} || ' ' || ${nested(expr, '0123456789')}`;
 }
 
-/** The tags column when it is a JSON array, else NULL (json_each of NULL has no rows; bad JSON never fails a catalog write). */
-const tagsJson = "CASE WHEN json_valid(r.tags) THEN CASE WHEN json_type(r.tags) = 'array' THEN r.tags END END";
+/** A JSON-array column when it is one, else NULL (json_each of NULL has no rows; bad JSON never fails a catalog write). */
+const jsonArray = (column: string) => `CASE WHEN json_valid(r.${column}) THEN CASE WHEN json_type(r.${column}) = 'array' THEN r.${column} END END`;
+const tagsJson = jsonArray('tags');
+/** The string members of a JSON-array column, as words separated by spaces. */
+const arrayWords = (column: string) => `coalesce((SELECT group_concat(j.value, ' ') FROM json_each(${jsonArray(column)}) j WHERE j.type = 'text'), '')`;
 
-function where(s: IndexSource, only: string | null): string {
-  const parts = [s.readyCondition, only && `r.id = ${only}.id`].filter((p): p is string => Boolean(p));
+function where(s: IndexSource, only: string | null, extra: string | null = null): string {
+  const parts = [s.readyCondition, only && `r.id = ${only}.id`, extra].filter((p): p is string => Boolean(p));
   return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
 }
 
-/** INSERT ... SELECT statements that index the rows of `s` (one row when `only` names NEW). */
+/** INSERT ... SELECT statements that index the rows of `s` (one row when `only` names NEW), embedded facts included. */
 function indexStatements(s: IndexSource, only: string | null): string[] {
+  return [...textStatements(s, where(s, only)), ...(s.embedded ? embeddedStatements(s, where(s, only)) : [])];
+}
+
+/** The rows of search_documents, search_names, search_fts and search_tags of the rows of `s` that `w` selects. */
+function textStatements(s: IndexSource, w: string): string[] {
   const doc = docIdSql('r', s.kind);
   const from = `FROM ${s.table} r`;
-  const w = where(s, only);
-  const tagWords = `coalesce((SELECT group_concat(j.value, ' ') FROM json_each(${tagsJson}) j WHERE j.type = 'text'), '')`;
-  const extra = [...s.splitColumns.map((c) => splitText(`r.${c}`)), ...s.plainColumns.map((c) => `r.${c}`), tagWords].join(" || ' ' || ");
+  // Nullable text (caption, creator) must not turn the whole concatenation NULL.
+  const plain = s.plainColumns.map((c) => `coalesce(r.${c}, '')`);
+  const extra = [...s.splitColumns.map((c) => splitText(`r.${c}`)), ...plain, arrayWords('tags'), ...(s.embedded ? [arrayWords('keywords')] : [])].join(" || ' ' || ");
   return [
-    `INSERT INTO search_documents (doc_id, kind, ref_id, workspace_id, folder_id, file_type, orientation, visibility, created_at, modified_at)
+    `INSERT INTO search_documents (doc_id, kind, ref_id, workspace_id, folder_id, file_type, orientation, visibility, created_at, modified_at${s.embedded ? ', taken_at' : ''})
      SELECT ${doc}, ${s.kind}, r.id, r.workspace_id, ${s.folderColumn ? `r.${s.folderColumn}` : 'NULL'},
-            ${s.fileTypeLiteral ?? 'r.file_type'}, ${s.hasOrientation ? 'r.orientation' : 'NULL'}, r.visibility, r.created_at, r.modified_at
+            ${s.fileTypeLiteral ?? 'r.file_type'}, ${s.hasOrientation ? 'r.orientation' : 'NULL'}, r.visibility, r.created_at, r.modified_at${s.embedded ? ', r.taken_at' : ''}
      ${from} ${w}`,
     `INSERT INTO search_names (doc_id, workspace_id, name, name_folded) SELECT ${doc}, r.workspace_id, r.${s.name}, lower(r.${s.name}) ${from} ${w}`,
     `INSERT INTO search_fts (rowid, name, extra, scope) SELECT ${doc}, ${splitText(`r.${s.name}`)}, ${extra}, ${scopeSql(s.kind)} ${from} ${w}`,
@@ -69,9 +100,28 @@ function indexStatements(s: IndexSource, only: string | null): string[] {
   ];
 }
 
+/** The asset's row of search_asset_facts (when it has a fact) and its rows of search_keywords (sources.ts). Strings are folded by lower(), as tags. */
+function embeddedStatements(s: IndexSource, w: string): string[] {
+  const doc = docIdSql('r', s.kind);
+  const [first, last] = YEAR_RANGE;
+  const year = `CASE WHEN r.taken_at BETWEEN ${first} AND ${last} THEN CAST(strftime('%Y', r.taken_at, 'unixepoch') AS INTEGER) END`;
+  return [
+    `INSERT INTO search_asset_facts (doc_id, workspace_id, taken_year, camera_make, camera_make_folded, camera_model, camera_model_folded,
+       creator, creator_folded, gps_lat, gps_lon)
+     SELECT ${doc}, r.workspace_id, ${year}, r.camera_make, lower(r.camera_make), r.camera_model, lower(r.camera_model),
+       r.creator, lower(r.creator), r.gps_lat, r.gps_lon FROM ${s.table} r ${w ? `${w} AND` : 'WHERE'} ${HAS_FACTS}`,
+    `INSERT OR IGNORE INTO search_keywords (doc_id, workspace_id, keyword, keyword_folded)
+     SELECT ${doc}, r.workspace_id, j.value, lower(j.value) FROM ${s.table} r, json_each(${jsonArray('keywords')}) j
+     ${w ? `${w} AND` : 'WHERE'} j.type = 'text'`,
+  ];
+}
+
+/** The tables a document of `s` has rows in. */
+const indexTables = (s: IndexSource): string[] => ['search_documents', 'search_names', 'search_tags', ...(s.embedded ? EMBEDDED_TABLES : [])];
+
 function unindexStatements(s: IndexSource): string[] {
   const doc = docIdSql('OLD', s.kind);
-  return ['search_documents', 'search_names', 'search_tags'].map((t) => `DELETE FROM ${t} WHERE doc_id = ${doc}`).concat(`DELETE FROM search_fts WHERE rowid = ${doc}`);
+  return indexTables(s).map((t) => `DELETE FROM ${t} WHERE doc_id = ${doc}`).concat(`DELETE FROM search_fts WHERE rowid = ${doc}`);
 }
 
 function triggers(s: IndexSource): string[] {
@@ -84,9 +134,11 @@ function triggers(s: IndexSource): string[] {
 }
 
 export async function createSqliteSearchSchema(db: AnyDB, sources: readonly IndexSource[] = INDEX_SOURCES): Promise<void> {
+  const embedded = sources.some((s) => s.embedded);
   const statements = [
     ...TABLES,
     ...SHARED_INDEXES,
+    ...(embedded ? [...EMBEDDED_TABLE_DDL, ...EMBEDDED_INDEXES] : []),
     // Backfill what the catalog already holds, then keep it in step.
     ...sources.flatMap((s) => indexStatements(s, null)),
     ...sources.flatMap(triggers),
@@ -98,4 +150,25 @@ export async function createSqliteSearchSchema(db: AnyDB, sources: readonly Inde
 export async function replaceSqliteSearchTriggers(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
   const drops = sources.flatMap((s) => ['insert', 'update', 'delete'].map((e) => `DROP TRIGGER IF EXISTS search_${s.table}_${e}`));
   for (const statement of [...drops, ...sources.flatMap(triggers)]) await sql.raw(statement).execute(db);
+}
+
+/**
+ * Migration 0012: the embedded-metadata tables, filled for every indexed asset; the assets whose
+ * caption, creator or keywords hold text get their text rows anew (the others' are unchanged); then
+ * the asset triggers of `sources`.
+ */
+export async function addSqliteEmbeddedIndex(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
+  const assets = sourceOf(sources, 'assets');
+  const withText = `${assets.table} r ${where(assets, null, HAS_EMBEDDED_TEXT)}`;
+  const doc = docIdSql('r', assets.kind);
+  const statements = [
+    ...EMBEDDED_TABLE_DDL,
+    ...EMBEDDED_INDEXES,
+    ...embeddedStatements(assets, where(assets, null)),
+    ...['search_documents', 'search_names', 'search_tags'].map((t) => `DELETE FROM ${t} WHERE doc_id IN (SELECT ${doc} FROM ${withText})`),
+    `DELETE FROM search_fts WHERE rowid IN (SELECT ${doc} FROM ${withText})`,
+    ...textStatements(assets, where(assets, null, HAS_EMBEDDED_TEXT)),
+  ];
+  for (const statement of statements) await sql.raw(statement).execute(db);
+  await replaceSqliteSearchTriggers(db, [assets]);
 }

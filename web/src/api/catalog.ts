@@ -1,7 +1,8 @@
 import { fetchBlob, requestData, withQuery } from './http';
-import type { Asset, BulkRequest, Collection, CollectionDetail, Folder, ItemResult, Page } from './types';
+import type { Asset, AssetDetail, BulkRequest, Collection, CollectionDetail, EditableEmbeddedField, Folder, ItemResult, Page } from './types';
 
-export type AssetPatch = Partial<Pick<Asset, 'display_file_name' | 'tags' | 'visibility' | 'folder_id' | 'metadata'>>;
+export type AssetPatch = Partial<Pick<Asset, 'display_file_name' | 'tags' | 'visibility' | 'folder_id' | 'metadata'>> &
+  Partial<Record<EditableEmbeddedField, string | null>>;
 export type FolderPatch = Partial<Pick<Folder, 'name' | 'parent_id' | 'visibility' | 'tags'>>;
 
 /** seed 2.3: keys are {workspaceId}/digital_assets/{assetId}. */
@@ -18,8 +19,8 @@ async function all<T>(path: string, query: Record<string, string | number>): Pro
 }
 
 export const catalogApi = {
-  asset: (id: number) => requestData<Asset>('GET', `/dam/assets/${id}`),
-  updateAsset: (id: number, patch: AssetPatch) => requestData<Asset>('PATCH', `/dam/assets/${id}`, { body: patch }),
+  asset: (id: number) => requestData<AssetDetail>('GET', `/dam/assets/${id}`),
+  updateAsset: (id: number, patch: AssetPatch) => requestData<AssetDetail>('PATCH', `/dam/assets/${id}`, { body: patch }),
   deleteAsset: (id: number) => requestData<{ id: number }>('DELETE', `/dam/assets/${id}`),
   /** One action on many assets of a workspace, one transaction, a result per id in the order given (issue #11). */
   bulk: (body: BulkRequest) => requestData<{ results: ItemResult[] }>('POST', '/dam/assets/bulk', { body }),

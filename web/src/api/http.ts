@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code?: string,
     readonly field?: string,
+    /** The error body's other properties (e.g. limit, used, resets_at of a daily limit). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -62,15 +64,17 @@ export async function toApiError(res: Response): Promise<ApiError> {
   let message = `${res.status} ${res.statusText}`.trim();
   let code: string | undefined;
   let field: string | undefined;
+  let details: Record<string, unknown> = {};
   try {
     const body = (await res.json()) as { error?: unknown; code?: unknown; field?: unknown };
     if (typeof body.error === 'string') message = body.error;
     if (typeof body.code === 'string') code = body.code;
     if (typeof body.field === 'string') field = body.field;
+    if (body && typeof body === 'object') details = body;
   } catch {
     // not JSON: keep the status line
   }
-  return new ApiError(message, res.status, code, field);
+  return new ApiError(message, res.status, code, field, details);
 }
 
 export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {

@@ -11,6 +11,28 @@ export interface User {
   name: string;
 }
 
+/** GET/PATCH /auth/me: the user plus the account's own fields. */
+export interface AccountUser extends User {
+  /** E.164, or null. */
+  phone: string | null;
+}
+
+/** Why POST /phone-number/validate found a number not valid. */
+export type PhoneReason = 'NOT_A_NUMBER' | 'INVALID_COUNTRY' | 'TOO_SHORT' | 'TOO_LONG' | 'INVALID_LENGTH' | 'INVALID_NUMBER';
+
+export interface PhoneCheck {
+  valid: boolean;
+  possible: boolean;
+  e164: string | null;
+  international: string | null;
+  national: string | null;
+  country: string | null;
+  calling_code: string | null;
+  type: string | null;
+  extension: string | null;
+  reason?: PhoneReason;
+}
+
 export interface WorkspaceItem {
   id: number;
   name: string;
@@ -68,6 +90,46 @@ export interface Asset {
   file_url?: string | null;
 }
 
+/** The fields a manager may edit of those read from the file (issue #12). */
+export type EditableEmbeddedField = 'caption' | 'creator' | 'copyright' | 'usage_terms';
+
+/**
+ * Issue #12: what the server read from the asset's current file (null: the file has none, or it was
+ * not read yet). Answered with every asset; `embedded_metadata` (every tag, `Group:Tag`) by GET and
+ * PATCH /dam/assets/:id only.
+ */
+export interface EmbeddedFields {
+  /** Unix seconds; a date the file records without an offset counts as UTC. */
+  taken_at: number | null;
+  camera_make: string | null;
+  camera_model: string | null;
+  lens: string | null;
+  iso: number | null;
+  /** As cameras write it: "1/250" (seconds). */
+  exposure: string | null;
+  aperture: number | null;
+  /** Millimetres. */
+  focal_length: number | null;
+  gps_lat: number | null;
+  gps_lon: number | null;
+  /** Seconds (audio, video). */
+  duration: number | null;
+  color_space: string | null;
+  caption: string | null;
+  creator: string | null;
+  copyright: string | null;
+  usage_terms: string | null;
+  keywords: string[];
+  /** The fields a user edited: reading the file again leaves them. */
+  metadata_edited: EditableEmbeddedField[];
+  /** The version the fields were read from; null until the first read finished. */
+  metadata_version_id: number | null;
+  embedded_metadata?: Record<string, unknown>;
+}
+
+/** GET /dam/assets/:id: an asset with its embedded metadata (older servers answer without it). */
+export type AssetDetail = Asset & Partial<EmbeddedFields>;
+
 export interface Folder {
   id: number;
   workspace_id: number;
@@ -105,13 +167,26 @@ export type SortBy =
   | 'display_file_name:asc'
   | 'display_file_name:desc'
   | 'file_size:desc'
-  | 'file_size:asc';
+  | 'file_size:asc'
+  | 'taken_at:desc'
+  | 'taken_at:asc';
+
+/** Issue #12: the fields a search counts values of (`facet_by`). */
+export type FacetField = 'file_type' | 'tags' | 'orientation' | 'visibility' | 'camera_model' | 'creator' | 'taken_year';
 
 export interface SearchRequest {
   request: { q: string; collections: SearchCollection[]; sort_by?: SortBy };
   filterQuery?: Partial<Record<SearchCollection, string>>;
-  commonSearchParams?: { query_by?: 'search_name'; per_page?: number; page?: number };
+  commonSearchParams?: { query_by?: 'search_name'; per_page?: number; page?: number; facet_by?: string; max_facet_values?: number };
   workspace_id_filter?: string;
+}
+
+/** One facet_by field's most frequent values in the whole filtered result. */
+export interface FacetCounts {
+  field_name: string;
+  counts: { value: string; count: number; highlighted?: string }[];
+  /** The counts are estimated from a sample (large results). */
+  sampled?: boolean;
 }
 
 /** seed 2.2: id, display_file_name, file_type and modified_at always; the rest when the server indexes it. */
@@ -132,6 +207,9 @@ export interface SearchDocument {
   width?: number | null;
   height?: number | null;
   thumbnail_url?: string | null;
+  taken_at?: number | null;
+  camera_model?: string | null;
+  creator?: string | null;
 }
 
 export interface SearchResult {
@@ -140,6 +218,8 @@ export interface SearchResult {
   found: number;
   page: number;
   request_params: { q: string; collection: SearchCollection; per_page?: number };
+  /** One entry per facet_by field (issue #12). */
+  facet_counts?: FacetCounts[];
 }
 
 export interface SearchResponse {
@@ -292,4 +372,33 @@ export interface ActivityPage {
   items: ActivityEntry[];
   /** Pass as `before` for the next page; null on the last page. */
   next_before: number | null;
+}
+
+/** Issue #13: POST /generate-image. */
+export interface GenerateImageRequest {
+  workspaceId: number;
+  prompt: string;
+  negative_prompt?: string;
+  size?: string;
+  n?: number;
+  folder_id?: number;
+}
+
+/** Issue #13: a generation as POST and GET /generate-image answer it. */
+export interface ImageGeneration {
+  id: number;
+  workspace_id: number;
+  folder_id: number | null;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  prompt: string;
+  negative_prompt: string | null;
+  size: string;
+  n: number;
+  model: string;
+  /** The assets made so far, in image order. */
+  asset_ids: number[];
+  /** Why it failed (the provider's reason); while queued after a failed try, that try's error. */
+  error: string | null;
+  created_at: number;
+  updated_at: number;
 }

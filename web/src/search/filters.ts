@@ -1,4 +1,4 @@
-import type { FileType, Orientation, SearchRequest, SortBy } from '../api/types';
+import type { FacetField, FileType, Orientation, SearchRequest, SortBy } from '../api/types';
 
 /** What the library's search box and filter controls hold; mirrored in the page's query string. */
 export interface LibraryQuery {
@@ -9,6 +9,12 @@ export interface LibraryQuery {
   visibility: 'public' | 'private' | '';
   /** Modified at or after this Unix time; null: any time. */
   modifiedSince: number | null;
+  /** Date taken from and to, both days included: YYYY-MM-DD (UTC days, as the server's taken_year), or ''. */
+  takenFrom: string;
+  takenTo: string;
+  /** camera_model and creator equal to this (case-insensitive), or ''. */
+  camera: string;
+  creator: string;
   sort: SortBy;
   page: number;
   folderId: number | null;
@@ -16,6 +22,8 @@ export interface LibraryQuery {
 }
 
 export const PER_PAGE = 24;
+/** Values counted per facet field (the most frequent first). */
+export const MAX_FACET_VALUES = 10;
 
 export const FILE_TYPES: { value: FileType; label: string }[] = [
   { value: 'image', label: 'Images' },
@@ -35,6 +43,8 @@ export const SORTS: { value: SortBy; label: string }[] = [
   { value: 'display_file_name:desc', label: 'Name Z–A' },
   { value: 'file_size:desc', label: 'Largest first' },
   { value: 'file_size:asc', label: 'Smallest first' },
+  { value: 'taken_at:desc', label: 'Date taken, newest' },
+  { value: 'taken_at:asc', label: 'Date taken, oldest' },
 ];
 
 export const MODIFIED_WITHIN: { days: number; label: string }[] = [
@@ -45,11 +55,39 @@ export const MODIFIED_WITHIN: { days: number; label: string }[] = [
 ];
 
 export function emptyQuery(): LibraryQuery {
-  return { q: '', fileTypes: [], tags: [], orientation: '', visibility: '', modifiedSince: null, sort: 'modified_at:desc', page: 1, folderId: null, collectionId: null };
+  return {
+    q: '',
+    fileTypes: [],
+    tags: [],
+    orientation: '',
+    visibility: '',
+    modifiedSince: null,
+    takenFrom: '',
+    takenTo: '',
+    camera: '',
+    creator: '',
+    sort: 'modified_at:desc',
+    page: 1,
+    folderId: null,
+    collectionId: null,
+  };
 }
 
 /** Backtick-quoted, so spaces, commas and brackets inside a tag are plain text (backticks themselves cannot be quoted). */
 const quote = (value: string) => `\`${value.replace(/`/g, '')}\``;
+
+const DAY = 86_400;
+
+/** Unix seconds of 00:00 UTC of a YYYY-MM-DD day; null for anything else (and for days that do not exist). */
+export function dayStart(day: string): number | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!match) return null;
+  const [year, month, date] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const ms = Date.UTC(year, month - 1, date);
+  const back = new Date(ms);
+  if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== date) return null;
+  return ms / 1000;
+}
 
 /**
  * The digital_assets filter expression (seed 4.1): each condition in
@@ -65,24 +103,50 @@ export function assetFilter(query: LibraryQuery): string {
   if (query.visibility === 'public') conditions.push('visibility:=0');
   if (query.visibility === 'private') conditions.push('visibility:!=0');
   if (query.modifiedSince !== null) conditions.push(`modified_at:>=${query.modifiedSince}`);
+  const from = dayStart(query.takenFrom);
+  const to = dayStart(query.takenTo);
+  if (from !== null) conditions.push(`taken_at:>=${from}`);
+  if (to !== null) conditions.push(`taken_at:<=${to + DAY - 1}`);
+  if (query.camera) conditions.push(`camera_model:=${quote(query.camera)}`);
+  if (query.creator) conditions.push(`creator:=${quote(query.creator)}`);
   if (query.folderId !== null) conditions.push(`folder_id:=${query.folderId}`);
   if (query.collectionId !== null) conditions.push(`collection_id:=${query.collectionId}`);
   return conditions.map((c) => `(${c})`).join(' && ');
 }
 
-export function searchRequest(query: LibraryQuery, workspaceId: number): SearchRequest {
+/** The search of a library state; `facets`: count values of these fields in the same request. */
+export function searchRequest(query: LibraryQuery, workspaceId: number, facets: readonly FacetField[] = []): SearchRequest {
   const filter = assetFilter(query);
   return {
     request: { q: query.q.trim() || '*', collections: ['digital_assets'], sort_by: query.sort },
     ...(filter ? { filterQuery: { digital_assets: filter } } : {}),
-    commonSearchParams: { query_by: 'search_name', per_page: PER_PAGE, page: query.page },
+    commonSearchParams: {
+      query_by: 'search_name',
+      per_page: PER_PAGE,
+      page: query.page,
+      ...(facets.length ? { facet_by: facets.join(','), max_facet_values: MAX_FACET_VALUES } : {}),
+    },
     workspace_id_filter: String(workspaceId),
   };
 }
 
 /** How many filters are set (the badge on the Filters button). */
 export function activeFilterCount(query: LibraryQuery): number {
-  return [query.fileTypes.length > 0, query.tags.length > 0, query.orientation !== '', query.visibility !== '', query.modifiedSince !== null].filter(Boolean).length;
+  return [
+    query.fileTypes.length > 0,
+    query.tags.length > 0,
+    query.orientation !== '',
+    query.visibility !== '',
+    query.modifiedSince !== null,
+    query.takenFrom !== '' || query.takenTo !== '',
+    query.camera !== '',
+    query.creator !== '',
+  ].filter(Boolean).length;
+}
+
+/** The library state without any filter (the search words, sort, place and page stay). */
+export function withoutFilters(query: LibraryQuery): LibraryQuery {
+  return { ...query, fileTypes: [], tags: [], orientation: '', visibility: '', modifiedSince: null, takenFrom: '', takenTo: '', camera: '', creator: '' };
 }
 
 type RouteQuery = Record<string, string | null | (string | null)[] | undefined>;
@@ -102,6 +166,10 @@ export function fromRoute(raw: RouteQuery): LibraryQuery {
   const visibility = one(raw.visibility);
   if (visibility === 'public' || visibility === 'private') q.visibility = visibility;
   q.modifiedSince = positive(one(raw.since));
+  q.takenFrom = dayStart(one(raw.taken_from)) === null ? '' : one(raw.taken_from);
+  q.takenTo = dayStart(one(raw.taken_to)) === null ? '' : one(raw.taken_to);
+  q.camera = one(raw.camera).trim();
+  q.creator = one(raw.creator).trim();
   const sort = one(raw.sort);
   if (SORTS.some((s) => s.value === sort)) q.sort = sort as SortBy;
   q.page = positive(one(raw.page)) ?? 1;
@@ -120,6 +188,10 @@ export function toRoute(query: LibraryQuery, workspaceId: number | null): Record
   if (query.orientation) out.orientation = query.orientation;
   if (query.visibility) out.visibility = query.visibility;
   if (query.modifiedSince !== null) out.since = String(query.modifiedSince);
+  if (query.takenFrom) out.taken_from = query.takenFrom;
+  if (query.takenTo) out.taken_to = query.takenTo;
+  if (query.camera) out.camera = query.camera;
+  if (query.creator) out.creator = query.creator;
   if (query.sort !== 'modified_at:desc') out.sort = query.sort;
   if (query.page > 1) out.page = String(query.page);
   if (query.folderId !== null) out.folder = String(query.folderId);

@@ -1,5 +1,6 @@
 import { computed, reactive } from 'vue';
 import { authApi } from '../api/auth';
+import { forgetProxiedImages } from '../api/image-proxy';
 import type { AuthResult, Role, User, WorkspaceItem } from '../api/types';
 
 const SESSION_KEY = 'dam.session';
@@ -52,6 +53,7 @@ export function endSession(): void {
   session.token = null;
   session.user = null;
   session.workspaces = [];
+  forgetProxiedImages();
   persist();
 }
 
