@@ -1,10 +1,8 @@
 import type { FileType } from '../domain/file-types.js';
-import { UrlSigner } from '../storage/signed-url.js';
+import { UrlSigner, cacheableExpiry, secondsLeft } from '../storage/signed-url.js';
 
-export type MediaKind = 'file' | 'thumbnail' | 'preview';
-
-/** Expiries are rounded up to this step, so a URL stays the same for a while and browsers can cache it. */
-const STEP_SECONDS = 600;
+/** `video`: the web-playable MP4 preview of a video version (issue #15). */
+export type MediaKind = 'file' | 'thumbnail' | 'preview' | 'video';
 
 /**
  * URLs of a version's file and renditions that work in an <img> or <video> tag without a
@@ -27,10 +25,10 @@ export class MediaLinks {
     return `/media/versions/${versionId}/${kind}`;
   }
 
-  /** Valid for at least the TTL; the same URL for up to STEP_SECONDS. */
+  /** Valid for at least the TTL; the same URL for a while (cacheableExpiry). */
   signed(versionId: number, kind: MediaKind): string {
     const path = MediaLinks.path(versionId, kind);
-    const expires = Math.ceil((this.now() + this.ttlSeconds) / STEP_SECONDS) * STEP_SECONDS;
+    const expires = cacheableExpiry(this.now(), this.ttlSeconds);
     return `${this.baseUrl}${path}?${this.signer.sign('GET', path, expires)}`;
   }
 
@@ -40,7 +38,7 @@ export class MediaLinks {
 
   /** Seconds until a verified URL expires (for Cache-Control). */
   remaining(expires: string): number {
-    return Math.max(0, Number(expires) - this.now());
+    return secondsLeft(expires, this.now());
   }
 
   /** A generic icon per file type: the thumbnail of files without a preview (issue #5). */

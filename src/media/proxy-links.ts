@@ -1,4 +1,4 @@
-import { UrlSigner } from '../storage/signed-url.js';
+import { UrlSigner, cacheableExpiry, secondsLeft } from '../storage/signed-url.js';
 
 export const PROXY_FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
 export type ProxyFormat = (typeof PROXY_FORMATS)[number];
@@ -12,9 +12,6 @@ export interface ProxyParams {
 }
 
 export const PROXY_PATH = '/api/image-proxy';
-
-/** Expiries are rounded up to this step, so a URL stays the same for a while and browsers can cache it. */
-const STEP_SECONDS = 600;
 
 /**
  * Signed image-proxy URLs (issue #13) for <img> tags, which cannot send a bearer token: HMAC over
@@ -43,10 +40,10 @@ export class ProxyLinks {
     return `${PROXY_PATH}?${query.toString()}`;
   }
 
-  /** Valid for at least the TTL; the same URL for up to STEP_SECONDS. */
+  /** Valid for at least the TTL; the same URL for a while (cacheableExpiry). */
   sign(params: ProxyParams): { url: string; expiresAt: number } {
     const path = ProxyLinks.pathOf(params);
-    const expiresAt = Math.ceil((this.now() + this.ttlSeconds) / STEP_SECONDS) * STEP_SECONDS;
+    const expiresAt = cacheableExpiry(this.now(), this.ttlSeconds);
     return { url: `${this.baseUrl}${path}&${this.signer.sign('GET', path, expiresAt)}`, expiresAt };
   }
 
@@ -56,6 +53,6 @@ export class ProxyLinks {
 
   /** Seconds until a verified URL expires (for Cache-Control). */
   remaining(expires: string): number {
-    return Math.max(0, Number(expires) - this.now());
+    return secondsLeft(expires, this.now());
   }
 }

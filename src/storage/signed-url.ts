@@ -31,3 +31,16 @@ export class UrlSigner {
     return Number(expires) < now ? 'expired' : 'ok';
   }
 }
+
+/** Expiries of media and proxy URLs are rounded up to this step, so a URL stays the same for a while and browsers can cache it. */
+const STEP_SECONDS = 600;
+
+/** An expiry at least `ttlSeconds` from `now`, the same for up to STEP_SECONDS. */
+export function cacheableExpiry(now: number, ttlSeconds: number): number {
+  return Math.ceil((now + ttlSeconds) / STEP_SECONDS) * STEP_SECONDS;
+}
+
+/** Seconds until a verified URL's `expires` (for Cache-Control). */
+export function secondsLeft(expires: string, now: number): number {
+  return Math.max(0, Number(expires) - now);
+}
