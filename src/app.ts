@@ -36,6 +36,11 @@ import { phoneNumberRoutes } from './routes/phone-number.js';
 import { appAssociationRoutes } from './routes/app-association.js';
 import { imageGenerationRoutes } from './routes/image-generation.js';
 import { imageProxyRoutes } from './routes/image-proxy.js';
+import { conversionRoutes } from './routes/conversions.js';
+import { shareRoutes } from './routes/shares.js';
+import { sharePublicRoutes } from './routes/share-public.js';
+import { zipRoutes } from './routes/zip.js';
+import { driveRoutes } from './routes/drives.js';
 import { createWorker } from './jobs/index.js';
 import type { JobWorker } from './jobs/worker.js';
 
@@ -128,6 +133,11 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(appAssociationRoutes, { config: config.appAssociation });
   await app.register(imageGenerationRoutes, { imageGeneration: services.imageGeneration });
   await app.register(imageProxyRoutes, { imageProxy: services.imageProxy, config });
+  await app.register(conversionRoutes, { conversions: services.conversions });
+  await app.register(shareRoutes, { shares: services.shares });
+  await app.register(sharePublicRoutes, { access: services.shareAccess, config: config.shares });
+  await app.register(zipRoutes, { zip: services.zip, zipImports: services.zipImports, config });
+  await app.register(driveRoutes, { driveAuth: services.driveAuth, drives: services.drives, driveImports: services.driveImports });
   worker.start();
 
   return app;

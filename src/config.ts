@@ -62,6 +62,67 @@ export interface AppConfig {
   readonly proxy: ProxyConfig;
   /** iOS universal links and Android App Links (issue #13): the apps this instance's links open in. */
   readonly appAssociation: AppAssociationConfig;
+  /** Shared links (issue #14): limits of the public share routes, lifetime of share-access tokens. */
+  readonly shares: SharesConfig;
+  /** ZIP downloads, listing and extraction (issue #14, src/zip/). */
+  readonly zip: ZipConfig;
+  /** Image and video conversions and video previews (issue #15). */
+  readonly convert: ConvertConfig;
+  /** External drives (issue #16, src/drives/): each provider null unless its client id is set. */
+  readonly drives: DrivesConfig;
+}
+
+/** One OAuth 2.0 client of an external drive; URLs are base URLs (scheme, host, port, optional path prefix), no trailing slash. */
+export interface DriveOAuthClientConfig {
+  readonly clientId: string;
+  /** Sent to the token endpoint; never answered or logged. Unset: a public client (PKCE only). */
+  readonly clientSecret: string | undefined;
+  /** Base of the provider's authorization page (the browser is sent there). */
+  readonly authorizeUrl: string;
+  /** Base of the provider's token (and, where it has one, revocation) endpoint. */
+  readonly tokenUrl: string;
+  /** Base of the provider's API. */
+  readonly apiUrl: string;
+}
+
+export interface DrivesConfig {
+  /** drive-ext-1: Google Drive (DAM_GDRIVE_*); the API base serves /drive/v3/... and /upload/drive/v3/.... */
+  readonly google: DriveOAuthClientConfig | null;
+  /** drive-ext-2: Dropbox (DAM_DROPBOX_*); `contentUrl` serves /2/files/download and /2/files/upload.... */
+  readonly dropbox: (DriveOAuthClientConfig & { readonly contentUrl: string }) | null;
+  /** drive-ext-3: OneDrive through Microsoft Graph (DAM_ONEDRIVE_*); the API base serves /v1.0/me/drive/.... */
+  readonly onedrive: DriveOAuthClientConfig | null;
+}
+
+export interface ConvertConfig {
+  /** Largest image, width x height, a conversion decodes or writes (DAM_CONVERT_MAX_PIXELS): sharp's limitInputPixels. */
+  readonly maxPixels: number;
+  /** One ffmpeg run of a conversion or video preview may take this long, milliseconds (DAM_CONVERT_TIMEOUT is seconds). */
+  readonly timeoutMs: number;
+  /** Make web-playable MP4 previews of uploaded videos (DAM_VIDEO_PREVIEWS). */
+  readonly videoPreviews: boolean;
+}
+
+export interface ZipConfig {
+  /** Files (and folders) one ZIP download may hold (DAM_ZIP_DOWNLOAD_MAX_ENTRIES); more is 422 ZIP_TOO_MANY_ENTRIES. */
+  readonly downloadMaxEntries: number;
+  /** Entries an archive may have to be imported by POST /zip/extract (DAM_ZIP_MAX_ENTRIES). */
+  readonly maxEntries: number;
+  /** Bytes one import (or one GET /zip/extract) may inflate to in all, counted as they are written (DAM_ZIP_MAX_UNCOMPRESSED). */
+  readonly maxUncompressed: number;
+  /** Largest ratio of inflated to compressed bytes of one entry, checked past 1 MiB of output (DAM_ZIP_MAX_RATIO). */
+  readonly maxRatio: number;
+  /** Seconds a signed GET /zip/download URL from POST /zip/link stays valid (DAM_ZIP_LINK_TTL). */
+  readonly linkTtl: number;
+}
+
+export interface SharesConfig {
+  /** Public share requests per minute per client address (DAM_SHARE_RATE_LIMIT), in this process. */
+  readonly rateLimit: number;
+  /** Public share requests per minute per link, all addresses together (DAM_SHARE_LINK_RATE_LIMIT), in this process. */
+  readonly linkRateLimit: number;
+  /** Seconds a share-access token from POST /shared/public/:key/unlock stays valid (DAM_SHARE_TOKEN_TTL). */
+  readonly tokenTtl: number;
 }
 
 export interface AppAssociationConfig {
@@ -264,6 +325,57 @@ function androidAppVar(env: Env): AppAssociationConfig['android'] {
   return Object.freeze({ packageName, fingerprints: Object.freeze([...new Set(fingerprints)]) });
 }
 
+/** A base URL: http(s), no credentials, query or fragment; kept without its trailing slashes so paths are appended to it. */
+function baseUrlVar(env: Env, name: string, fallback: string): string {
+  const value = env[name] || fallback;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) base URL, got "${value}"`);
+  }
+  if (!/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash) {
+    throw new ConfigError(`${name} must be an http(s) base URL (scheme, host, port, optional path; no query), got "${value}"`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+/** issue #16: a provider is on when its client id (Dropbox: app key) is set; every URL defaults to the provider's own. */
+function drivesConfig(env: Env): DrivesConfig {
+  const client = (prefix: string, idVar: string, secretVar: string, defaults: { authorize: string; token: string; api: string }) => {
+    const clientId = env[idVar];
+    if (!clientId) return null;
+    return {
+      clientId,
+      clientSecret: env[secretVar] || undefined,
+      authorizeUrl: baseUrlVar(env, `${prefix}_AUTHORIZE_URL`, defaults.authorize),
+      tokenUrl: baseUrlVar(env, `${prefix}_TOKEN_URL`, defaults.token),
+      apiUrl: baseUrlVar(env, `${prefix}_API_URL`, defaults.api),
+    };
+  };
+  const google = client('DAM_GDRIVE', 'DAM_GDRIVE_CLIENT_ID', 'DAM_GDRIVE_CLIENT_SECRET', {
+    authorize: 'https://accounts.google.com',
+    token: 'https://oauth2.googleapis.com',
+    api: 'https://www.googleapis.com',
+  });
+  const dropbox = client('DAM_DROPBOX', 'DAM_DROPBOX_APP_KEY', 'DAM_DROPBOX_APP_SECRET', {
+    authorize: 'https://www.dropbox.com',
+    token: 'https://api.dropboxapi.com',
+    api: 'https://api.dropboxapi.com',
+  });
+  const onedrive = client('DAM_ONEDRIVE', 'DAM_ONEDRIVE_CLIENT_ID', 'DAM_ONEDRIVE_CLIENT_SECRET', {
+    // The tenant is the path prefix: `common` takes personal and work accounts.
+    authorize: 'https://login.microsoftonline.com/common',
+    token: 'https://login.microsoftonline.com/common',
+    api: 'https://graph.microsoft.com',
+  });
+  return Object.freeze({
+    google: google && Object.freeze(google),
+    dropbox: dropbox && Object.freeze({ ...dropbox, contentUrl: baseUrlVar(env, 'DAM_DROPBOX_CONTENT_URL', 'https://content.dropboxapi.com') }),
+    onedrive: onedrive && Object.freeze(onedrive),
+  });
+}
+
 function socialConfig(env: Env): SocialConfig {
   const clientId = env.DAM_SOCIAL_GOOGLE_CLIENT_ID;
   if (!clientId) return { google: null };
@@ -361,5 +473,23 @@ export function loadConfig(env: Env = process.env): AppConfig {
     imageGen: imageGenConfig(env),
     proxy: proxyConfig(env),
     appAssociation: Object.freeze({ iosAppIds: Object.freeze(iosAppIdsVar(env)), android: androidAppVar(env) }),
+    shares: Object.freeze({
+      rateLimit: intVar(env, 'DAM_SHARE_RATE_LIMIT', 300, 1),
+      linkRateLimit: intVar(env, 'DAM_SHARE_LINK_RATE_LIMIT', 1200, 1),
+      tokenTtl: intVar(env, 'DAM_SHARE_TOKEN_TTL', 3600, 60, 7 * 24 * 3600),
+    }),
+    zip: Object.freeze({
+      downloadMaxEntries: intVar(env, 'DAM_ZIP_DOWNLOAD_MAX_ENTRIES', 100_000, 1, 10_000_000),
+      maxEntries: intVar(env, 'DAM_ZIP_MAX_ENTRIES', 10_000, 1, 10_000_000),
+      maxUncompressed: intVar(env, 'DAM_ZIP_MAX_UNCOMPRESSED', 10 * 1024 ** 3, 1),
+      maxRatio: intVar(env, 'DAM_ZIP_MAX_RATIO', 100, 1, 1_000_000),
+      linkTtl: intVar(env, 'DAM_ZIP_LINK_TTL', 300, 10, 24 * 3600),
+    }),
+    convert: Object.freeze({
+      maxPixels: intVar(env, 'DAM_CONVERT_MAX_PIXELS', 100_000_000, 1, 1_000_000_000),
+      timeoutMs: intVar(env, 'DAM_CONVERT_TIMEOUT', 3600, 10, 7 * 24 * 3600) * 1000,
+      videoPreviews: boolVar(env, 'DAM_VIDEO_PREVIEWS', true),
+    }),
+    drives: drivesConfig(env),
   });
 }

@@ -14,13 +14,21 @@ export const ERRORS = {
   INVALID_CREDENTIALS: { status: 401, message: 'E-mail or password is wrong' },
   /** seed 4.4, 5.4: an identity-provider token that is invalid, expired, for another client, or already used. */
   SOCIAL_TOKEN_INVALID: { status: 401, message: 'The sign-in token is invalid, expired or already used' },
+  /** issue #14: a password-protected shared link without a valid share-access token (POST /shared/public/:key/unlock). */
+  SHARE_PASSWORD_REQUIRED: { status: 401, message: 'This shared link is protected by a password' },
+  /** issue #14: the password given to unlock a shared link is wrong. */
+  SHARE_PASSWORD_WRONG: { status: 401, message: 'The password of this shared link is wrong' },
   FORBIDDEN: { status: 403, message: 'Your role does not allow this action' },
   INVALID_SIGNATURE: { status: 403, message: 'The URL signature is invalid' },
   URL_EXPIRED: { status: 403, message: 'The signed URL has expired' },
   REGISTRATION_CLOSED: { status: 403, message: 'Registration is closed on this instance' },
+  /** issue #14: the shared link does not allow downloads (allow_download false). */
+  SHARE_DOWNLOADS_DISABLED: { status: 403, message: 'This shared link does not allow downloads' },
   NOT_FOUND: { status: 404, message: 'Not found' },
   /** issue #13: no image provider is configured (DAM_IMAGE_GEN_API_KEY). */
   IMAGE_GEN_NOT_CONFIGURED: { status: 404, message: 'Image generation is not configured on this instance' },
+  /** issue #16: this external drive's client id is not set on this instance (DAM_GDRIVE_CLIENT_ID, ...). */
+  DRIVE_NOT_CONFIGURED: { status: 404, message: 'This external drive is not configured on this instance' },
   INVALID_UPLOAD_ID: { status: 404, message: 'Unknown upload id for this asset and workspace' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state' },
   EMAIL_TAKEN: { status: 409, message: 'An account with this e-mail already exists' },
@@ -28,6 +36,12 @@ export const ERRORS = {
   NOT_EMPTY: { status: 409, message: 'The folder is not empty' },
   /** Idempotency-Key: the first request with this key is still running (answered with Retry-After). */
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still being processed; retry later' },
+  /** issue #16: the caller has not connected this external drive (GET /{provider}/auth first). */
+  DRIVE_NOT_CONNECTED: { status: 409, message: 'Connect this drive first' },
+  /** issue #16: the drive refused the stored grant (revoked, expired): the user has to connect it again. */
+  DRIVE_REAUTH_REQUIRED: { status: 409, message: 'The drive connection has to be authorised again' },
+  /** issue #14: the shared link's max_downloads downloads have been made. */
+  SHARE_DOWNLOAD_LIMIT: { status: 410, message: 'This shared link has reached its download limit' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   /** issue #13: the fetched image is over DAM_PROXY_MAX_BYTES, or over the pixel limit for resizing. */
   PROXY_IMAGE_TOO_LARGE: { status: 413, message: 'The image is too large for the image proxy' },
@@ -36,6 +50,20 @@ export const ERRORS = {
   PROXY_NOT_AN_IMAGE: { status: 415, message: 'The URL does not point to a raster image' },
   /** Idempotency-Key: the key was first used for another request (operation, path or body). */
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was already used for a different request' },
+  /** issue #16: the drive item has no bytes to download (a folder, a Google Form or shortcut). */
+  DRIVE_ITEM_UNSUPPORTED: { status: 422, message: 'This drive item cannot be downloaded' },
+  /** issue #14: the asset is not a ZIP archive, or a corrupt or truncated one. */
+  ZIP_INVALID: { status: 422, message: 'The asset is not a readable ZIP archive' },
+  /** issue #14: the ZIP entry is encrypted (listed, never extracted). */
+  ZIP_ENTRY_ENCRYPTED: { status: 422, message: 'The ZIP entry is encrypted' },
+  /** issue #14: the ZIP entry cannot be extracted: an unsafe name, a symbolic link or special file, a directory, an unsupported compression method. */
+  ZIP_ENTRY_UNSUPPORTED: { status: 422, message: 'The ZIP entry cannot be extracted' },
+  /** issue #14: the archive is over an extraction limit (entries, bytes, compression ratio: DAM_ZIP_*). */
+  ZIP_LIMIT_EXCEEDED: { status: 422, message: 'The ZIP archive exceeds an extraction limit' },
+  /** issue #14: a ZIP download would hold more than DAM_ZIP_DOWNLOAD_MAX_ENTRIES files and folders. */
+  ZIP_TOO_MANY_ENTRIES: { status: 422, message: 'The selection has too many files for one ZIP download' },
+  /** issue #15: the asked format cannot be made from this source (video to webp, image to mp4, an SVG, too many pixels). */
+  CONVERSION_UNSUPPORTED: { status: 422, message: 'This format cannot be made from this asset' },
   RATE_LIMITED: { status: 429, message: 'Too many requests, try again later' },
   /** issue #13: the workspace asked for DAM_IMAGE_GEN_DAILY_LIMIT images today (UTC). */
   IMAGE_GEN_DAILY_LIMIT: { status: 429, message: 'This workspace has reached its daily limit of generated images' },
@@ -49,6 +77,8 @@ export const ERRORS = {
   PROVIDER_ERROR: { status: 502, message: 'The identity provider could not be reached' },
   /** issue #13: the image's server could not be reached, timed out, answered an error or redirected too often. */
   PROXY_FETCH_FAILED: { status: 502, message: 'The image could not be fetched' },
+  /** issue #16: the external drive failed, refused the request or could not be reached; the message is the provider's. */
+  DRIVE_PROVIDER_ERROR: { status: 502, message: 'The external drive failed' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

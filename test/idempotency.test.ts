@@ -299,13 +299,23 @@ describe.each(dialects)('Idempotency-Key on %s', (dialect) => {
     expect(withHeader.sort()).toEqual(
       [
         'POST /api/upload-asset',
+        'POST /convert/image',
+        'POST /convert/video',
         'POST /dam/assets/{id}/versions',
         'POST /dam/collections',
         'POST /dam/folders',
         'POST /dam/versions/{id}/restore',
+        'POST /drive-ext-1/import',
+        'POST /drive-ext-1/upload',
+        'POST /drive-ext-2/import',
+        'POST /drive-ext-2/upload',
+        'POST /drive-ext-3/import',
+        'POST /drive-ext-3/upload',
         'POST /generate-image',
+        'POST /shared',
         'POST /storage/complete-upload',
         'POST /workspaces',
+        'POST /zip/extract',
       ].sort(),
     );
   });

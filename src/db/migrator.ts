@@ -15,6 +15,10 @@ import * as m0011 from './migrations/0011_embedded_metadata.js';
 import * as m0012 from './migrations/0012_search_metadata.js';
 import * as m0013 from './migrations/0013_user_phone.js';
 import * as m0014 from './migrations/0014_image_generations.js';
+import * as m0015 from './migrations/0015_shared_links.js';
+import * as m0016 from './migrations/0016_zip_imports.js';
+import * as m0017 from './migrations/0017_conversions.js';
+import * as m0018 from './migrations/0018_drives.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -38,6 +42,10 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0012_search_metadata': m0012,
   '0013_user_phone': m0013,
   '0014_image_generations': m0014,
+  '0015_shared_links': m0015,
+  '0016_zip_imports': m0016,
+  '0017_conversions': m0017,
+  '0018_drives': m0018,
 };
 
 class ListProvider implements MigrationProvider {

@@ -211,11 +211,19 @@ export interface AssetVersionsTable {
   /** The version a restore copied (migration 0009): its id and label as they were; null for uploads. */
   restored_from_id: Generated<number | null>;
   restored_from_number: Generated<number | null>;
+  /**
+   * The web-playable MP4 preview of a video (migration 0017): null for other types; 'original' when the
+   * file itself plays in browsers (no transcode); the transcode is the 'video' rendition.
+   */
+  video_preview_status: Generated<'pending' | 'ready' | 'original' | 'unavailable' | 'failed' | null>;
+  /** Why the video preview is unavailable or failed. */
+  video_preview_note: Generated<string | null>;
 }
 
 export interface VersionRenditionsTable {
   version_id: number;
-  kind: 'thumbnail' | 'preview';
+  /** 'video': the MP4 preview of a video version (migration 0017). */
+  kind: 'thumbnail' | 'preview' | 'video';
   storage_key: string;
   mime_type: string;
   width: number;
@@ -328,6 +336,227 @@ export interface ImageGenerationImagesTable {
   version_id: number | null;
 }
 
+export type ShareTargetKind = 'assets' | 'folder' | 'collection' | 'version';
+
+/** A shared link (migration 0015, issue #14): a public URL to a list of assets, a folder, a collection or a pinned version. */
+export interface SharedLinksTable {
+  id: Generated<number>;
+  workspace_id: number;
+  /** base64url of 18 random bytes; the link is `{DAM_PUBLIC_URL}/s/{key}`. Stored as is: managers read it back. */
+  key: string;
+  target_kind: ShareTargetKind;
+  /** The target of a folder / collection / version link; set null when it is deleted for good (the link is then gone). */
+  folder_id: number | null;
+  collection_id: number | null;
+  version_id: number | null;
+  /** scrypt (src/services/passwords.ts); null: no password. */
+  password_hash: string | null;
+  /** Unix seconds; null: never expires. */
+  expires_at: number | null;
+  /** 0/1. */
+  allow_download: number;
+  /** null: unlimited. */
+  max_downloads: number | null;
+  download_count: Generated<number>;
+  view_count: Generated<number>;
+  last_accessed_at: number | null;
+  description: string | null;
+  created_by: number | null;
+  created_by_name: string;
+  created_at: number;
+  updated_at: number;
+  /** Unix seconds; null: not revoked. */
+  revoked_at: number | null;
+}
+
+/** The assets of a link to a list of assets (migration 0015), in the order given. */
+export interface SharedLinkAssetsTable {
+  link_id: number;
+  asset_id: number;
+  position: number;
+}
+
+export type ShareAccessAction = 'view' | 'download' | 'zip' | 'unlock' | 'unlock-failed';
+
+/** One public access to a shared link (migration 0015). */
+export interface SharedLinkAccessTable {
+  id: Generated<number>;
+  link_id: number;
+  action: ShareAccessAction;
+  /** The asset downloaded (no foreign key: the log outlives it). */
+  asset_id: number | null;
+  address: string;
+  user_agent: string | null;
+  created_at: number;
+}
+
+export type ZipImportStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** An import of a stored ZIP archive into the library (migration 0016, issue #14), run by a job. */
+export interface ZipImportsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  /** The archive; null once that asset is deleted for good. */
+  source_asset_id: number | null;
+  /** Where the archive's top level goes; null: the workspace's top level (also when the folder is deleted meanwhile). */
+  folder_id: number | null;
+  requested_by: number | null;
+  requested_by_name: string;
+  status: ZipImportStatus;
+  /** Entries of the archive, known once the job read its central directory (null before). */
+  total_entries: number | null;
+  /** Bytes inflated so far, counted as written (the DAM_ZIP_MAX_UNCOMPRESSED budget). */
+  bytes_written: number;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type ZipEntryOutcome = 'imported' | 'skipped' | 'failed';
+
+/** What became of one entry of an import (migration 0016); `(import_id, entry_index)` is recorded once. */
+export interface ZipImportEntriesTable {
+  import_id: number;
+  entry_index: number;
+  /** The entry's name in the archive (as listed). */
+  name: string;
+  kind: 'file' | 'directory';
+  outcome: ZipEntryOutcome;
+  /** Why it was skipped or failed: an entry problem (unsafe_name, symlink, ...), too_large, limit, corrupt, error. */
+  reason: string | null;
+  message: string | null;
+  asset_id: number | null;
+  folder_id: number | null;
+}
+
+export type ConversionStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+
+/** An image or video conversion (migration 0017, issue #15), run by a job; params are the normalised request. */
+export interface ConversionsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  asset_id: number;
+  /** The version converted: the asset's current version when it was asked for. */
+  source_version_id: number;
+  kind: 'image' | 'video';
+  /** JSON text: every parameter with its default filled in (src/domain/conversions.ts). */
+  params: string;
+  /** SHA-256 of source version + kind + params; unique while set (queued, running, succeeded), null otherwise. */
+  dedup_key: string | null;
+  status: ConversionStatus;
+  /** 0-100. */
+  progress: Generated<number>;
+  /** The new asset (target new_asset) or the source asset (new_version); claimed before the file is stored. */
+  result_asset_id: number | null;
+  result_version_id: number | null;
+  error: string | null;
+  requested_by: number | null;
+  requested_by_name: string;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export type DriveConnectionStatus = 'active' | 'reauth_required';
+
+/** A user's connection to an external drive (migration 0018, issue #16); one per user and provider. */
+export interface DriveConnectionsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** The provider's route segment: drive-ext-1, ... */
+  provider: string;
+  account_id: string;
+  account_email: string | null;
+  account_name: string | null;
+  /** Granted scopes, space-separated. */
+  scopes: string;
+  /** Sealed (src/drives/token-cipher.ts), never the token itself. */
+  access_token: string;
+  refresh_token: string | null;
+  /** Unix seconds the access token expires at, when the provider said. */
+  expires_at: number | null;
+  status: DriveConnectionStatus;
+  /** Why it needs re-authorisation. */
+  status_note: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The server-side half of an authorization request (migration 0018); deleted by the callback that uses it. */
+export interface DriveOAuthStatesTable {
+  nonce: string;
+  user_id: number;
+  provider: string;
+  /** The PKCE code verifier, sealed. */
+  code_verifier: string;
+  /** SHA-256 of the browser-binding cookie set with the authorization URL. */
+  browser_hash: string;
+  return_to: string;
+  workspace_id: number | null;
+  expires_at: number;
+}
+
+export type DriveImportStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** An import from an external drive (migration 0018), run by a job. */
+export interface DriveImportsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  /** Where the selection goes; null: the top level (also when the folder is deleted meanwhile). */
+  folder_id: number | null;
+  requested_by: number | null;
+  requested_by_name: string;
+  provider: string;
+  /** The drive account the ids belong to (the connection may be replaced by another account later). */
+  account_id: string;
+  /** JSON array of drive ids. */
+  requested_ids: string;
+  recursive: number;
+  status: DriveImportStatus;
+  planned: number;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type DriveImportItemStatus = 'pending' | 'imported' | 'skipped' | 'failed';
+
+/** One drive file or folder of an import (migration 0018). */
+export interface DriveImportItemsTable {
+  id: Generated<number>;
+  import_id: number;
+  file_id: string;
+  kind: 'file' | 'folder';
+  name: string;
+  path: string;
+  mime_type: string | null;
+  size: number | null;
+  revision: string | null;
+  export_mime_type: string | null;
+  export_extension: string | null;
+  unsupported: string | null;
+  folder_id: number | null;
+  status: DriveImportItemStatus;
+  reason: string | null;
+  message: string | null;
+  asset_id: number | null;
+  bytes: number;
+}
+
+/** The drive file an asset was imported from (migration 0018): re-imports skip unchanged files. */
+export interface DriveAssetLinksTable {
+  asset_id: number;
+  workspace_id: number;
+  provider: string;
+  account_id: string;
+  file_id: string;
+  revision: string | null;
+  /** The folder imported into; 0: the top level. */
+  folder_key: number;
+  imported_at: number;
+}
+
 export interface SettingsTable {
   name: string;
   value: string;
@@ -355,6 +584,17 @@ export interface Database {
   jobs: JobsTable;
   image_generations: ImageGenerationsTable;
   image_generation_images: ImageGenerationImagesTable;
+  conversions: ConversionsTable;
+  shared_links: SharedLinksTable;
+  shared_link_assets: SharedLinkAssetsTable;
+  shared_link_access: SharedLinkAccessTable;
+  zip_imports: ZipImportsTable;
+  zip_import_entries: ZipImportEntriesTable;
+  drive_connections: DriveConnectionsTable;
+  drive_oauth_states: DriveOAuthStatesTable;
+  drive_imports: DriveImportsTable;
+  drive_import_items: DriveImportItemsTable;
+  drive_asset_links: DriveAssetLinksTable;
   search_documents: SearchDocumentsTable;
   search_names: SearchNamesTable;
   search_sort: SearchSortTable;

@@ -35,10 +35,14 @@ export const ACTIVITY_ACTIONS = [
   'workspace.rename',
   'workspace.empty_trash',
   'workspace.purge_trash',
+  // issue #14: shared links (subject kind `share`); a revocation is `share.revoke`, links are never deleted.
+  'share.create',
+  'share.update',
+  'share.revoke',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 
-export const SUBJECT_KINDS = ['asset', 'version', 'folder', 'collection', 'user', 'workspace'] as const;
+export const SUBJECT_KINDS = ['asset', 'version', 'folder', 'collection', 'user', 'workspace', 'share'] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 
 /**

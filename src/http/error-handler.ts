@@ -49,6 +49,13 @@ function frameworkCode(status: number): ErrorCode {
 /** The one error handler (seed 7.2). */
 export function installErrorHandler(app: FastifyInstance, exposeStack: boolean): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    // A streamed answer (a download, a ZIP) that fails before its first byte has set the headers of
+    // its file: the error is JSON, without them.
+    if (reply.hasHeader('content-disposition')) {
+      reply.removeHeader('content-disposition');
+      reply.removeHeader('content-length');
+      reply.header('content-type', 'application/json; charset=utf-8');
+    }
     if (error instanceof AppError) {
       return reply.status(error.status).send({ error: error.message, code: error.code, ...error.details });
     }

@@ -1,12 +1,16 @@
 import type { FastifyServerOptions } from 'fastify';
 
 /** Query parameters whose values never reach a log line (tokens, signatures). */
-const SECRET_PARAMS = /^(access_token|token|signature|sig|x-amz-signature|x-amz-credential|x-amz-security-token|code|state)$/i;
+const SECRET_PARAMS = /^(access_token|token|signature|sig|x-amz-signature|x-amz-credential|x-amz-security-token|code|state|st)$/i;
+
+/** Paths whose next segment is a shared link's key (issue #14), which opens the link: the web page and the public API. */
+const SHARE_KEY_PATH = /^(\/s\/|\/shared\/public\/)[^/?#]+/;
 
 /** Query parameters that carry a whole outside URL (the image proxy's): logged without that URL's query and fragment. */
 const URL_PARAMS = /^url$/i;
 
-export function redactUrl(url: string): string {
+export function redactUrl(rawUrl: string): string {
+  const url = rawUrl.replace(SHARE_KEY_PATH, '$1[redacted]');
   const q = url.indexOf('?');
   if (q < 0) return url;
   const params = new URLSearchParams(url.slice(q + 1));

@@ -4,6 +4,10 @@ import type { Services } from '../services/index.js';
 import { makeRenditions } from './handlers/make-renditions.js';
 import { readEmbeddedMetadata } from './handlers/read-embedded-metadata.js';
 import { generateImages } from './handlers/generate-images.js';
+import { importZip } from './handlers/import-zip.js';
+import { importDrive } from './handlers/import-drive.js';
+import { convertAsset } from './handlers/convert-asset.js';
+import { makeVideoPreview } from './handlers/make-video-preview.js';
 import { JobWorker } from './worker.js';
 
 /** This process's worker with every handler registered. buildApp starts it and stops it on close. */
@@ -11,5 +15,9 @@ export function createWorker(ctx: AppContext, services: Services, log: FastifyBa
   return new JobWorker(services.jobs, ctx.config.jobs, log)
     .register(makeRenditions(services.renditions))
     .register(readEmbeddedMetadata(services.embeddedMetadata, log))
-    .register(generateImages(services.imageGenerationRunner));
+    .register(generateImages(services.imageGenerationRunner))
+    .register(importZip(services.zipImportRunner))
+    .register(importDrive(services.driveImportRunner))
+    .register(convertAsset(services.conversionRunner))
+    .register(makeVideoPreview(services.videoPreviews));
 }

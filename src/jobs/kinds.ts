@@ -9,3 +9,11 @@ export const MAKE_RENDITIONS = jobKind<{ versionId: number }>('version.rendition
 export const READ_EMBEDDED_METADATA = jobKind<{ versionId: number }>('version.metadata');
 /** AI image generation (issue #13): one job per request, making its images one by one. */
 export const GENERATE_IMAGES = jobKind<{ generationId: number }>('image.generate');
+/** Import of a stored ZIP archive into the library (issue #14): one job per POST /zip/extract. */
+export const IMPORT_ZIP = jobKind<{ importId: number }>('zip.import');
+/** An import from an external drive (issue #16): one job per POST /{provider}/import. */
+export const IMPORT_DRIVE = jobKind<{ importId: number }>('drive.import');
+/** An image or video conversion (issue #15): one job per POST /convert/image or /convert/video. */
+export const CONVERT_ASSET = jobKind<{ conversionId: number }>('asset.convert');
+/** The web-playable MP4 preview of a video version (issue #15); migration 0017 queues it by its name. */
+export const MAKE_VIDEO_PREVIEW = jobKind<{ versionId: number }>('version.video_preview');

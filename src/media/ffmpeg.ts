@@ -1,5 +1,6 @@
+import path from 'node:path';
 import { UnreadableMedia } from './renditions.js';
-import { firstLines, locateTool, nonEmpty, runTool } from './tools.js';
+import { executable, firstLines, locateTool, nonEmpty, runTool } from './tools.js';
 
 const POSTER_TIMEOUT_MS = 120_000;
 
@@ -12,15 +13,32 @@ export function locateFfmpeg(configured: string | undefined, searchPath?: string
 }
 
 /**
+ * ffprobe (conversions and video previews, issue #15): beside the ffmpeg in use (Debian's package
+ * installs both), else the first on PATH; undefined when there is none.
+ */
+export async function locateFfprobe(ffmpeg: string, searchPath?: string): Promise<string | undefined> {
+  const sibling = path.join(path.dirname(ffmpeg), 'ffprobe');
+  return (await executable(sibling)) ? sibling : locateTool('ffprobe', undefined, searchPath);
+}
+
+/** ffmpeg with its ffprobe, as conversions and video previews need both; undefined when either is missing. */
+export async function locateFfmpegTools(configured: string | undefined): Promise<{ ffmpeg: string; ffprobe: string } | undefined> {
+  const ffmpeg = await locateFfmpeg(configured);
+  const ffprobe = ffmpeg && (await locateFfprobe(ffmpeg));
+  return ffmpeg && ffprobe ? { ffmpeg, ffprobe } : undefined;
+}
+
+/**
  * Writes one frame of the video as a PNG: at 1 s (past fade-ins), or the first frame of a
- * shorter video. ffmpeg applies the video's rotation metadata itself.
+ * shorter video. ffmpeg applies the video's rotation metadata itself. Only local files may be
+ * opened (`-protocol_whitelist file`): an uploaded playlist (HLS, concat) naming URLs is not fetched.
  */
 export async function extractPoster(ffmpeg: string, input: string, output: string): Promise<void> {
   let stderr = '';
   for (const seek of [['-ss', '1'], []]) {
     const run = await runTool(
       ffmpeg,
-      ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', ...seek, '-i', input, '-frames:v', '1', '-an', '-f', 'image2', '-c:v', 'png', output],
+      ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', ...seek, '-protocol_whitelist', 'file', '-i', input, '-frames:v', '1', '-an', '-f', 'image2', '-c:v', 'png', output],
       { timeoutMs: POSTER_TIMEOUT_MS },
     );
     // A timeout may be a busy machine: a plain error, so the job is retried.

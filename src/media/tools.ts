@@ -4,9 +4,15 @@ import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * The external programs renditions use (ffmpeg, pdftoppm, pdfinfo, LibreOffice): found once,
- * run without a shell (arguments are never parsed by one), with a timeout.
+ * The external programs renditions and conversions use (ffmpeg, ffprobe, pdftoppm, pdfinfo,
+ * LibreOffice): found once, run without a shell (arguments are never parsed by one), with a
+ * timeout, and stopped at once when their caller aborts (a canceled conversion).
  */
+
+/** The caller aborted the run (its signal): not a failure of the program or of its input. */
+export class ToolAborted extends Error {
+  override name = 'ToolAborted';
+}
 
 export async function executable(file: string): Promise<boolean> {
   try {
@@ -28,47 +34,80 @@ export async function locateTool(name: string, configured: string | undefined, s
 }
 
 export interface ToolResult {
-  /** null when the program was stopped (timeout) or died of a signal. */
+  /** null when the program was stopped (timeout, abort) or died of a signal. */
   code: number | null;
   timedOut: boolean;
+  /** Stopped because `signal` was aborted (a canceled conversion). */
+  aborted: boolean;
   stdout: string;
   stderr: string;
+}
+
+export interface ToolOptions {
+  timeoutMs: number;
+  cwd?: string;
+  /** Aborting it kills the program's whole process group at once, as the timeout does. */
+  signal?: AbortSignal;
+  /** Every chunk of standard output as it arrives (ffmpeg's `-progress pipe:1`), beside the kept copy. */
+  onStdout?: (chunk: string) => void;
+  /** Characters of each output kept for the result (default 4,000: enough for messages and pdfinfo's answer). */
+  outputLimit?: number;
 }
 
 const OUTPUT_LIMIT = 4000;
 
 /**
  * Runs a program to completion. It gets a process group of its own, and the whole group is
- * killed at the timeout: LibreOffice's `soffice` is a launcher whose worker would outlive it.
- * Output is kept up to a few KB (for messages and pdfinfo's answer).
+ * killed at the timeout or when `signal` aborts: LibreOffice's `soffice` is a launcher whose
+ * worker would outlive it. Output is kept up to `outputLimit` characters.
  */
-export function runTool(file: string, args: string[], options: { timeoutMs: number; cwd?: string }): Promise<ToolResult> {
+export function runTool(file: string, args: string[], options: ToolOptions): Promise<ToolResult> {
+  const limit = options.outputLimit ?? OUTPUT_LIMIT;
   return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) {
+      resolve({ code: null, timedOut: false, aborted: true, stdout: '', stderr: '' });
+      return;
+    }
     const child = spawn(file, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stdout.length < OUTPUT_LIMIT) stdout += chunk;
+      if (stdout.length < limit) stdout += chunk;
+      options.onStdout?.(chunk);
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stderr.length < OUTPUT_LIMIT) stderr += chunk;
+      if (stderr.length < limit) stderr += chunk;
     });
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    let aborted = false;
+    const killGroup = () => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
       } catch {
         child.kill('SIGKILL'); // the group is gone already
       }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
     }, options.timeoutMs);
-    child.on('error', (err) => {
+    const onAbort = () => {
+      aborted = true;
+      killGroup();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    child.on('error', (err) => {
+      done();
       reject(err);
     });
     child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: timedOut ? null : code, timedOut, stdout: stdout.trim(), stderr: stderr.trim() });
+      done();
+      const stopped = timedOut || aborted;
+      resolve({ code: stopped ? null : code, timedOut, aborted, stdout: stdout.trim(), stderr: stderr.trim() });
     });
   });
 }

@@ -167,6 +167,11 @@ export async function setPreviewStatus(db: DB, id: number, status: AssetVersionR
   await db.updateTable('asset_versions').set({ preview_status: status, preview_note: note }).where('id', '=', id).execute();
 }
 
+/** The state of a video version's web-playable preview (migration 0017); null: not a video. */
+export async function setVideoPreviewStatus(db: DB, id: number, status: AssetVersionRow['video_preview_status'], note: string | null): Promise<void> {
+  await db.updateTable('asset_versions').set({ video_preview_status: status, video_preview_note: note }).where('id', '=', id).execute();
+}
+
 /**
  * The version's page count, and its asset's while it is the current version. Call under the
  * asset's row lock, which promote() takes too: the version cannot stop being current meanwhile.

@@ -18,7 +18,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
       config: { public: true },
       schema: {
         tags,
-        summary: 'A version\'s file, thumbnail or preview, by signed URL',
+        summary: 'A version\'s file, thumbnail, preview or video preview, by signed URL',
         description:
           'The URLs come from version objects and the preview endpoint; the signature covers the path and the expiry. ' +
           'A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206. ' +
@@ -27,7 +27,9 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
           'For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404.',
         params: Type.Object({
           id: Id('Version id'),
-          kind: Type.Union([Type.Literal('file'), Type.Literal('thumbnail'), Type.Literal('preview')]),
+          kind: Type.Union([Type.Literal('file'), Type.Literal('thumbnail'), Type.Literal('preview'), Type.Literal('video')], {
+            description: 'video: the web-playable MP4 preview of a video version (its video_preview.url)',
+          }),
         }),
         querystring: Type.Object({ expires: Type.Optional(Type.String({ maxLength: 20 })), signature: Type.Optional(Type.String({ maxLength: 128 })) }),
         response: { 200: Type.Any(), 206: Type.Any(), 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 502: ErrorBody },

@@ -1,6 +1,29 @@
 import { Type, type Static } from 'typebox';
 import { Metadata } from './catalog-schemas.js';
 
+/** issue #15: how a video version plays in a browser. */
+export const VideoPreviewSchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal('pending'), Type.Literal('ready'), Type.Literal('unavailable'), Type.Literal('failed')], {
+      description:
+        'pending: being made; ready: play `url`; unavailable: none can be made (see note: ffmpeg missing, no video stream, an unreadable ' +
+        'file, previews turned off); failed: the job gave up. Until ready, file_url may still play in browsers that read the format',
+    }),
+    url: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Signed URL of an H.264/AAC MP4 within 720p with +faststart, served with Range support for <video>; when the file itself already ' +
+        'plays everywhere (an H.264 + AAC MP4 within 720p) this is its file_url and no copy was made. null until ready',
+    }),
+    mime_type: Type.Union([Type.Literal('video/mp4'), Type.Null()]),
+    source: Type.Union([Type.Literal('transcode'), Type.Literal('original'), Type.Null()], {
+      description: 'transcode: a copy made for playback; original: the file itself; null until ready',
+    }),
+    note: Type.Union([Type.String(), Type.Null()], { description: 'Why it is unavailable or failed' }),
+  },
+  { description: 'Web-playable preview of a video version (null for other files, and for videos of an instance with video previews off)' },
+);
+export type VideoPreviewView = Static<typeof VideoPreviewSchema>;
+
 /**
  * seed 2.5: the version object, field for field, plus `preview_status` (issue #5: a version
  * says when its preview is unavailable). URLs are absolute and signed: they work in an <img>
@@ -34,6 +57,7 @@ export const VersionSchema = Type.Object({
       'For a version made by POST /dam/versions/:id/restore: the id and label of the version it copies (kept when that ' +
       'version is deleted later); null for uploaded versions',
   }),
+  video_preview: Type.Union([VideoPreviewSchema, Type.Null()]),
   page_count: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
     description:
       'Pages of a PDF, or of an office document as converted to PDF (slides; printed pages of a spreadsheet); counted by the ' +

@@ -38,11 +38,16 @@ function asciiFallback(name: string): string {
     .replace(/[^\x20-\x7e]/g, '?');
 }
 
+/** `attachment` with the name (RFC 6266): `filename` in ASCII, and `filename*` (RFC 5987, UTF-8) when the name is not ASCII. */
+export function contentDispositionAttachment(fileName: string): string {
+  return contentDisposition(fileName, { type: 'attachment', fallback: asciiFallback(fileName) });
+}
+
 /** The headers of every download: its type, attachment with its name, nosniff, never cached; byte ranges accepted. */
 export function downloadHeaders(fileName: string, mimeType: string): Record<string, string> {
   return {
     'content-type': mimeType || 'application/octet-stream',
-    'content-disposition': contentDisposition(fileName, { type: 'attachment', fallback: asciiFallback(fileName) }),
+    'content-disposition': contentDispositionAttachment(fileName),
     'x-content-type-options': 'nosniff',
     'accept-ranges': 'bytes',
     'cache-control': 'private, no-store',

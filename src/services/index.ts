@@ -28,6 +28,21 @@ import { createImageGenerator } from '../image-gen/index.js';
 import { createSafeFetcher, policyFromConfig, type SafeFetcher } from '../fetcher/index.js';
 import { ProxyLinks } from '../media/proxy-links.js';
 import { ImageProxyService } from './image-proxy-service.js';
+import { ConversionService } from './conversion-service.js';
+import { ConversionRunner } from './conversion-runner.js';
+import { ConversionResults } from './conversion-results.js';
+import { VideoPreviewService } from './video-preview-service.js';
+import { ShareService } from './share-service.js';
+import { ShareAccessService } from './share-access-service.js';
+import { ZipLinks } from '../zip/download-links.js';
+import { ZipService } from './zip-service.js';
+import { ZipImportService } from './zip-import-service.js';
+import { ZipImportRunner } from './zip-import-runner.js';
+import { DriveConnections } from './drive-connections.js';
+import { DriveAuthService } from './drive-auth-service.js';
+import { DriveService } from './drive-service.js';
+import { DriveImportService } from './drive-import-service.js';
+import { DriveImportRunner } from './drive-import-runner.js';
 
 /** Every service of the app, built once per app with explicit dependencies. */
 export interface Services {
@@ -56,6 +71,25 @@ export interface Services {
   /** The SSRF-safe fetcher of outside URLs (issue #13), shared by every feature that fetches one. */
   fetcher: SafeFetcher;
   imageProxy: ImageProxyService;
+  /** Image and video conversions (issue #15): the endpoints, and the job that converts. */
+  conversions: ConversionService;
+  conversionRunner: ConversionRunner;
+  /** Web-playable MP4 previews of video versions (issue #15). */
+  videoPreviews: VideoPreviewService;
+  /** Shared links (issue #14): managing them, and what their public routes answer. */
+  shares: ShareService;
+  shareAccess: ShareAccessService;
+  /** ZIP downloads, listing and extraction of stored ZIPs (issue #14). */
+  zip: ZipService;
+  zipImports: ZipImportService;
+  /** The job side of ZIP imports: entries to folders and assets. */
+  zipImportRunner: ZipImportRunner;
+  /** External drives (issue #16): connecting, browsing, downloading, uploading, importing. */
+  driveAuth: DriveAuthService;
+  drives: DriveService;
+  driveImports: DriveImportService;
+  /** The job side of drive imports: drive files to folders and assets. */
+  driveImportRunner: DriveImportRunner;
 }
 
 export function buildServices(ctx: AppContext): Services {
@@ -69,12 +103,16 @@ export function buildServices(ctx: AppContext): Services {
   const versions = new VersionService(ctx, store, lifecycle, links, writeback);
   const fetcher = createSafeFetcher(policyFromConfig(ctx.config.proxy));
   const proxyLinks = new ProxyLinks(ctx.config.jwtSecret, ctx.config.publicUrl, ctx.config.proxy.urlTtl, () => ctx.now());
+  const conversionRunner = new ConversionRunner(ctx, store, new ConversionResults(ctx, store, lifecycle));
+  const catalog = new CatalogService(ctx);
+  const serverUpload = new ServerUploadService(ctx, store, lifecycle);
+  const driveConnections = new DriveConnections(ctx);
   return {
     auth,
     workspaces: new WorkspaceService(ctx),
-    catalog: new CatalogService(ctx),
+    catalog,
     storage: new StorageService(ctx, store, lifecycle, writeback),
-    serverUpload: new ServerUploadService(ctx, store, lifecycle),
+    serverUpload,
     search: new SearchService(ctx, (ids) => versions.currentLinks(ids)),
     social: new SocialAuthService(ctx, auth),
     jobs,
@@ -92,5 +130,17 @@ export function buildServices(ctx: AppContext): Services {
     imageGenerationRunner: new ImageGenerationRunner(ctx, store, lifecycle, createImageGenerator(ctx.config.imageGen), fetcher),
     fetcher,
     imageProxy: new ImageProxyService(ctx, fetcher, proxyLinks),
+    conversions: new ConversionService(ctx, jobs, conversionRunner),
+    conversionRunner,
+    videoPreviews: new VideoPreviewService(ctx, store),
+    shares: new ShareService(ctx),
+    shareAccess: new ShareAccessService(ctx, store, links),
+    zip: new ZipService(ctx, store, new ZipLinks(ctx.config.jwtSecret, ctx.config.publicUrl, ctx.config.zip.linkTtl, () => ctx.now())),
+    zipImports: new ZipImportService(ctx, store, jobs),
+    zipImportRunner: new ZipImportRunner(ctx, store, serverUpload, catalog.folders),
+    driveAuth: new DriveAuthService(ctx, driveConnections),
+    drives: new DriveService(ctx, store, driveConnections),
+    driveImports: new DriveImportService(ctx, driveConnections, jobs),
+    driveImportRunner: new DriveImportRunner(ctx, driveConnections, serverUpload, versions, catalog.folders),
   };
 }

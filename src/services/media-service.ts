@@ -32,10 +32,12 @@ export class MediaService {
     // An asset in the trash keeps its thumbnail (the trash lists it), not its file or preview.
     if (q.kind !== 'thumbnail' && (await assets.findAsset(this.ctx.db, version.asset_id))?.deleted_at !== null) throw notFound('Version');
     let file = { key: version.storage_key, mimeType: version.mime_type, name: fileNameFor(version.file_name, version.mime_type) };
-    if (q.kind !== 'file') {
+    // A video that already plays everywhere is its own preview (issue #15): the video URL serves the file, so a
+    // shared link can hand out a video URL without a file URL.
+    if (q.kind !== 'file' && !(q.kind === 'video' && version.video_preview_status === 'original')) {
       const rendition = await versions.findRendition(this.ctx.db, version.id, q.kind);
       if (!rendition) throw appError('NOT_FOUND', `Version ${version.id} has no ${q.kind} (preview status: ${version.preview_status})`);
-      file = { key: rendition.storage_key, mimeType: rendition.mime_type, name: `${q.kind}-${version.id}.webp` };
+      file = { key: rendition.storage_key, mimeType: rendition.mime_type, name: `${q.kind}-${version.id}.${q.kind === 'video' ? 'mp4' : 'webp'}` };
     }
     const result = await streamDownload(this.store, file.key, { fileName: file.name, mimeType: file.mimeType, rangeHeader });
     const disposition = result.headers['content-disposition'] ?? '';

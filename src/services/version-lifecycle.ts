@@ -3,8 +3,9 @@ import type { AppContext } from '../context.js';
 import type { DB } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { diffFields, diffMap, type Changes } from '../domain/activity.js';
+import { fileTypeOf } from '../domain/file-types.js';
 import { appError } from '../errors.js';
-import { MAKE_RENDITIONS, READ_EMBEDDED_METADATA } from '../jobs/kinds.js';
+import { MAKE_RENDITIONS, MAKE_VIDEO_PREVIEW, READ_EMBEDDED_METADATA } from '../jobs/kinds.js';
 import type { JobQueue } from '../jobs/queue.js';
 import * as assets from '../repositories/assets.js';
 import { deleteUploadingAsset } from '../repositories/asset-uploads.js';
@@ -86,7 +87,8 @@ export class VersionLifecycle {
    * Inside the caller's transaction: under the asset's row lock, gives the version the next
    * label (seed 9), makes it the one current version (seed 3) with its final file facts (its
    * sniffed type replaces the claim it was reserved with), lets the asset's file facts follow it
-   * and queues its renditions (made for that type) and the reading of its embedded metadata in the same commit. Records the change in the activity log:
+   * and queues its renditions (made for that type), the reading of its embedded metadata and, for a video, its web-playable
+   * preview in the same commit. Records the change in the activity log:
    * asset.upload for v1, version.upload or version.restore after it. Call `notify()` after the commit.
    */
   async promote(
@@ -111,11 +113,24 @@ export class VersionLifecycle {
     const meta = 'replace' in metadata ? metadata.replace : { ...asset.metadata, ...metadata.merge };
     const source = { restored_from_id: origin.restoredFrom?.id ?? null, restored_from_number: origin.restoredFrom?.number ?? null };
     await versions.markVersionCurrent(trx, versionId, { number, ...file, metadata: meta, ...source });
-    const promoted: versions.VersionRecord = { ...reserved, ...file, ...source, number, status: 'ready', is_current: 1, metadata: meta };
+    // A video also gets a web-playable preview (issue #15), in a job of its own: the poster never waits for a transcode.
+    const videoPreview = this.ctx.config.convert.videoPreviews && fileTypeOf(file.mime_type) === 'video';
+    if (videoPreview) await versions.setVideoPreviewStatus(trx, versionId, 'pending', null);
+    const promoted: versions.VersionRecord = {
+      ...reserved,
+      ...file,
+      ...source,
+      number,
+      status: 'ready',
+      is_current: 1,
+      metadata: meta,
+      ...(videoPreview ? { video_preview_status: 'pending' as const, video_preview_note: null } : {}),
+    };
     const now = this.ctx.now();
     await versions.applyVersionToAsset(trx, asset.id, promoted, now);
     await this.jobs.enqueue(trx, MAKE_RENDITIONS, { versionId });
     await this.jobs.enqueue(trx, READ_EMBEDDED_METADATA, { versionId });
+    if (videoPreview) await this.jobs.enqueue(trx, MAKE_VIDEO_PREVIEW, { versionId });
     const changes: Changes = diffFields(previous ? currentFacts(previous) : null, currentFacts(promoted), CURRENT_FACTS);
     const metadataChange = diffMap(asset.metadata, meta);
     if (metadataChange) changes.metadata = metadataChange;

@@ -11,7 +11,7 @@ import * as assets from '../repositories/assets.js';
 import * as deletions from '../repositories/object-deletions.js';
 import * as versions from '../repositories/versions.js';
 import type { AssetView } from '../routes/catalog-schemas.js';
-import type { PreviewView, VersionView } from '../routes/version-schemas.js';
+import type { PreviewView, VersionView, VideoPreviewView } from '../routes/version-schemas.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
 import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';
@@ -194,7 +194,22 @@ export class VersionService {
       preview_status: v.preview_status,
       page_count: v.page_count,
       restored_from: restoredFromOf(v),
+      video_preview: this.videoPreview(v),
     };
+  }
+
+  /** issue #15: the playable preview of a video version: a transcode, or the file itself when it already plays everywhere. */
+  private videoPreview(v: versions.VersionRecord): VideoPreviewView | null {
+    switch (v.video_preview_status) {
+      case null:
+        return null;
+      case 'ready':
+        return { status: 'ready', url: this.links.signed(v.id, 'video'), mime_type: 'video/mp4', source: 'transcode', note: null };
+      case 'original':
+        return { status: 'ready', url: this.links.signed(v.id, 'file'), mime_type: 'video/mp4', source: 'original', note: null };
+      default:
+        return { status: v.video_preview_status, url: null, mime_type: null, source: null, note: v.video_preview_note };
+    }
   }
 
   private thumbnailUrl(v: versions.ListedVersion): string {

@@ -42,6 +42,14 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     proxy: { maxBytes: 20 * 1024 * 1024, ports: [80, 443], allowHosts: [], timeoutMs: 10_000, urlTtl: 3600, rateLimit: 600 },
     // No app links unless a test sets them (test/app-association.test.ts).
     appAssociation: { iosAppIds: [], android: null },
+    // High enough that no other test meets them; test/shared-links-public.test.ts sets small ones.
+    shares: { rateLimit: 100_000, linkRateLimit: 100_000, tokenTtl: 3600 },
+    // The production defaults; test/zip-*.test.ts sets small ones.
+    zip: { downloadMaxEntries: 100_000, maxEntries: 10_000, maxUncompressed: 10 * 1024 ** 3, maxRatio: 100, linkTtl: 300 },
+    // The production defaults; test/conversions.test.ts sets a small pixel limit.
+    convert: { maxPixels: 100_000_000, timeoutMs: 3_600_000, videoPreviews: true },
+    // No external drive unless a test points one at its fake (test/helpers/fake-gdrive.ts).
+    drives: { google: null, dropbox: null, onedrive: null },
     ...overrides,
   };
   return Object.freeze(config);

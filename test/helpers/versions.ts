@@ -21,6 +21,14 @@ export interface VersionJson {
   preview_status: 'pending' | 'ready' | 'unavailable' | 'failed';
   page_count: number | null;
   restored_from: { id: number; version: string } | null;
+  /** issue #15: null for versions that are not videos. */
+  video_preview: {
+    status: 'pending' | 'ready' | 'unavailable' | 'failed';
+    url: string | null;
+    mime_type: 'video/mp4' | null;
+    source: 'transcode' | 'original' | null;
+    note: string | null;
+  } | null;
 }
 
 export interface AssetJson {

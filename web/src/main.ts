@@ -20,7 +20,8 @@ configureHttp({
   },
 });
 
-// Workspaces and roles may have changed since the session was stored.
-if (session.token) void refreshSession().catch(() => undefined);
+// Workspaces and roles may have changed since the session was stored. Not on a shared link's
+// public page (/s/:key, issue #14), which neither needs nor touches the session.
+if (session.token && !window.location.pathname.startsWith('/s/')) void refreshSession().catch(() => undefined);
 
 createApp(App).use(router).mount('#app');

@@ -8,6 +8,8 @@ declare module 'vue-router' {
     auth?: boolean;
     /** Only for signed-out users (seed 4.4: /social-login is guest-only). */
     guest?: boolean;
+    /** For anyone, signed in or not, and without the session (a shared link's page). */
+    public?: boolean;
     title?: string;
   }
 }
@@ -25,9 +27,14 @@ export function buildRouter(): Router {
       { path: '/library', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Library' } },
       // The trash keeps the library's sidebar: the same page, the trash in place of the grid.
       { path: '/library/trash', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Trash' } },
+      // External drives (issue #16). Not /drives: that is the API's; the OAuth callback comes back here.
+      { path: '/library/drives', component: () => import('./views/DrivesView.vue'), meta: { auth: true, title: 'Drives' } },
       { path: '/asset/:id(\\d+)', component: () => import('./views/AssetView.vue'), meta: { auth: true, title: 'Asset' } },
       { path: '/settings/account', component: () => import('./views/AccountSettingsView.vue'), meta: { auth: true, title: 'Account settings' } },
       { path: '/settings/:workspaceId(\\d+)?', component: () => import('./views/WorkspaceSettingsView.vue'), meta: { auth: true, title: 'Workspace settings' } },
+      { path: '/settings/:workspaceId(\\d+)/shares', component: () => import('./views/SharedLinksView.vue'), meta: { auth: true, title: 'Shared links' } },
+      // A shared link's public page (issue #14): no account, and the signed-in session is neither needed nor touched.
+      { path: '/s/:key([A-Za-z0-9_-]+)', component: () => import('./views/PublicShareView.vue'), meta: { public: true, title: 'Shared files' } },
       { path: '/:pathMatch(.*)*', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
     ],
     scrollBehavior: (_to, _from, saved) => saved ?? { top: 0 },

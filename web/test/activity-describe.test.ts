@@ -106,3 +106,32 @@ describe('activity lines left out', () => {
     expect(describeChanges(version)).toEqual([{ label: 'Version', before: 'v1', after: 'v2' }]);
   });
 });
+
+describe('shared-link entries in words (issue #14)', () => {
+  it('names the link and puts its settings in words', () => {
+    const subject = { kind: 'share' as const, id: 4, name: 'Press kit' };
+    expect(describeAction(entry('share.create', {}, subject))).toBe('created the shared link {subject}');
+    expect(describeAction(entry('share.revoke', {}, subject))).toBe('revoked the shared link {subject}');
+    const update = entry(
+      'share.update',
+      {
+        expires_at: { before: 1_700_000_000, after: null },
+        has_password: { before: true, after: false },
+        allow_download: { before: true, after: false },
+        max_downloads: { before: null, after: 5 },
+        password: { before: 'set', after: 'changed' },
+      },
+      subject,
+    );
+    expect(describeAction(update)).toBe('changed the shared link {subject}');
+    const lines = describeChanges(update);
+    expect(lines[0]).toMatchObject({ label: 'Expires', after: 'never' });
+    expect(lines[0]!.before).not.toBe('never');
+    expect(lines.slice(1)).toEqual([
+      { label: 'Password', before: 'set', after: 'none' },
+      { label: 'Downloads', before: 'allowed', after: 'not allowed' },
+      { label: 'Download limit', before: 'no limit', after: '5' },
+      { label: 'Password', before: 'set', after: 'changed' },
+    ]);
+  });
+});

@@ -1,6 +1,6 @@
 import type { ActivityAction, ActivityEntry, FieldChange } from '../api/types';
 import { count } from '../library/results';
-import { formatBytes } from '../util/format';
+import { formatBytes, formatDate } from '../util/format';
 
 /**
  * An activity entry (GET /dam/activity, issue #11) in words: a sentence with the subject's place
@@ -49,6 +49,10 @@ const TEMPLATES: Record<ActivityAction, string> = {
   'workspace.rename': 'renamed the workspace to {subject}',
   'workspace.empty_trash': 'emptied the trash',
   'workspace.purge_trash': 'deleted old items from the trash for good',
+  // issue #14: the subject is the link, named by its description or else what it shows.
+  'share.create': 'created the shared link {subject}',
+  'share.update': 'changed the shared link {subject}',
+  'share.revoke': 'revoked the shared link {subject}',
 };
 
 const LABELS: Record<string, string> = {
@@ -64,6 +68,11 @@ const LABELS: Record<string, string> = {
   file_size: 'Size',
   mime_type: 'Type',
   role: 'Role',
+  expires_at: 'Expires',
+  has_password: 'Password',
+  password: 'Password',
+  allow_download: 'Downloads',
+  max_downloads: 'Download limit',
 };
 
 /** Fields the sentence already tells (or that only repeat it). */
@@ -85,6 +94,11 @@ const quoted = (v: unknown) => `“${String(v)}”`;
 
 /** A value as the user reads it; `none` (or what the field calls nothing) when there is none. */
 export function formatValue(field: string, value: unknown, ctx: DescribeContext = {}): string {
+  // A shared link's settings (share.update), where null and false have a meaning of their own.
+  if (field === 'expires_at') return typeof value === 'number' ? formatDate(value) : 'never';
+  if (field === 'has_password') return value ? 'set' : 'none';
+  if (field === 'allow_download') return value ? 'allowed' : 'not allowed';
+  if (field === 'max_downloads') return typeof value === 'number' ? String(value) : 'no limit';
   if (field === 'folder_id' || field === 'parent_id') {
     if (isEmpty(value)) return 'top level';
     const id = Number(value);

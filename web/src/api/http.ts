@@ -77,7 +77,8 @@ export async function toApiError(res: Response): Promise<ApiError> {
   return new ApiError(message, res.status, code, field, details);
 }
 
-export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+/** Sends the request; a failure (network or status) is thrown as ApiError. */
+async function send(method: string, path: string, options: RequestOptions): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.auth !== false) Object.assign(headers, authHeader());
   let body: string | undefined;
@@ -97,6 +98,11 @@ export async function request<T>(method: string, path: string, options: RequestO
     if (res.status === 401 && options.auth !== false && headers.authorization) hooks.onUnauthorized();
     throw error;
   }
+  return res;
+}
+
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const res = await send(method, path, options);
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }
@@ -104,6 +110,12 @@ export async function request<T>(method: string, path: string, options: RequestO
 /** Calls an endpoint answering {success: true, data} and returns data. */
 export async function requestData<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   return (await request<{ success: true; data: T }>(method, path, options)).data;
+}
+
+/** requestData with the answer's status, where it means something (a 200 instead of a 202: the same job, asked before). */
+export async function requestDataWithStatus<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ status: number; data: T }> {
+  const res = await send(method, path, options);
+  return { status: res.status, data: ((await res.json()) as { data: T }).data };
 }
 
 /** Fetches bytes with the bearer token (downloads, previews of private files). */

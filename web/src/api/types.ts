@@ -247,6 +247,19 @@ export interface Version {
   restored_from?: { id: number; version: string } | null;
   /** Pages of a PDF or office document; null while pending and for other files. */
   page_count?: number | null;
+  /** Issue #15: how a video version plays in a browser; null for other files (and with video previews off); older servers leave it out. */
+  video_preview?: VideoPreview | null;
+}
+
+/** Issue #15: a video version's web-playable MP4 (H.264/AAC within 720p). */
+export interface VideoPreview {
+  /** pending: being made; ready: play `url`; unavailable: none can be made (see note); failed: the job gave up. */
+  status: 'pending' | 'ready' | 'unavailable' | 'failed';
+  /** Signed, with Range support; the file's own URL when it already plays everywhere (source original). */
+  url: string | null;
+  mime_type: 'video/mp4' | null;
+  source: 'transcode' | 'original' | null;
+  note: string | null;
 }
 
 export interface VersionPreview {
@@ -354,7 +367,10 @@ export type ActivityAction =
   | 'member.role'
   | 'workspace.rename'
   | 'workspace.empty_trash'
-  | 'workspace.purge_trash';
+  | 'workspace.purge_trash'
+  | 'share.create'
+  | 'share.update'
+  | 'share.revoke';
 
 export interface ActivityEntry {
   id: number;
@@ -362,7 +378,7 @@ export interface ActivityEntry {
   action: ActivityAction;
   /** id null and name `system` for changes made by the system (housekeeping). */
   actor: { id: number | null; name: string };
-  subject: { kind: 'asset' | 'version' | 'folder' | 'collection' | 'user' | 'workspace'; id: number; name: string };
+  subject: { kind: 'asset' | 'version' | 'folder' | 'collection' | 'user' | 'workspace' | 'share'; id: number; name: string };
   asset_id: number | null;
   changes: Record<string, FieldChange>;
   created_at: number;
@@ -401,4 +417,63 @@ export interface ImageGeneration {
   error: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** Issue #15: POST /convert/image. */
+export type ImageFormat = 'jpeg' | 'png' | 'webp' | 'avif' | 'tiff' | 'gif';
+/** Issue #15: POST /convert/video (mp3 and m4a: the sound only). */
+export type VideoFormat = 'mp4' | 'webm' | 'gif' | 'mp3' | 'm4a';
+export type ConversionTarget = 'new_asset' | 'new_version';
+export type Fit = 'inside' | 'cover' | 'contain';
+
+export interface ConvertImageRequest {
+  assetId: number;
+  format: ImageFormat;
+  width?: number;
+  height?: number;
+  fit?: Fit;
+  enlarge?: boolean;
+  quality?: number;
+  strip_metadata?: boolean;
+  target?: ConversionTarget;
+}
+
+export interface ConvertVideoRequest {
+  assetId: number;
+  format: VideoFormat;
+  max_height?: number;
+  video_bitrate?: number;
+  audio?: boolean;
+  start?: number;
+  duration?: number;
+  target?: ConversionTarget;
+}
+
+export type ConversionStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+
+/** Issue #15: a conversion as POST /convert/* and GET /convert/status/:id answer it. */
+export interface Conversion {
+  id: number;
+  kind: 'image' | 'video';
+  workspace_id: number;
+  asset_id: number;
+  source_version_id: number;
+  /** Every parameter with its default filled in (null: none). */
+  params: Record<string, string | number | boolean | null>;
+  /** queued also between retries, with that attempt's error. */
+  status: ConversionStatus;
+  /** 0-100. */
+  progress: number;
+  result_asset_id: number | null;
+  result_version_id: number | null;
+  error: string | null;
+  requested_by: { id: number | null; name: string };
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export interface ConversionPage {
+  items: Conversion[];
+  next_before: number | null;
 }

@@ -6,7 +6,7 @@
  */
 
 /** The ids from `anchor` to `target` in grid order, both included; just the target when the anchor is not in `order`. */
-export function rangeBetween(order: readonly number[], anchor: number | null, target: number): number[] {
+export function rangeBetween<T>(order: readonly T[], anchor: T | null, target: T): T[] {
   const to = order.indexOf(target);
   const from = anchor === null ? -1 : order.indexOf(anchor);
   if (to < 0) return [];
@@ -14,16 +14,17 @@ export function rangeBetween(order: readonly number[], anchor: number | null, ta
   return order.slice(Math.min(from, to), Math.max(from, to) + 1);
 }
 
-export class GridSelection {
-  readonly ids: Set<number>;
-  private anchor: number | null = null;
+/** Asset ids (numbers) in the library; a drive's item ids (strings) on the Drives page. */
+export class GridSelection<T = number> {
+  readonly ids: Set<T>;
+  private anchor: T | null = null;
 
   /** `ids` may be a reactive Set: only its own methods are called. */
-  constructor(ids: Set<number>) {
+  constructor(ids: Set<T>) {
     this.ids = ids;
   }
 
-  click(order: readonly number[], id: number, shift: boolean): void {
+  click(order: readonly T[], id: T, shift: boolean): void {
     const select = !this.ids.has(id);
     const range = shift ? rangeBetween(order, this.anchor, id) : [id];
     for (const each of range) {

@@ -10,3 +10,18 @@ export function saveBlob(blob: Blob, fileName: string): void {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
+
+/**
+ * Follows a download URL without leaving the page (the answer is an attachment): the browser
+ * streams it to disk, however large, instead of the page holding it. The URL must work without
+ * the bearer token (a signed URL, a shared link's), since a navigation cannot send a header.
+ */
+export function followDownload(url: string): void {
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = '';
+  a.rel = 'noopener';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}

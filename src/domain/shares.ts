@@ -1,0 +1,42 @@
+/**
+ * Rules of shared links (issue #14) that need no I/O: a link's state, its default expiry, the
+ * wrong-password throttle's numbers and the path of an item inside a "Download all" archive.
+ */
+
+/** A link made without `expires_at` lasts this long (the issue's default). */
+export const DEFAULT_SHARE_LIFETIME = 30 * 24 * 3600;
+
+/** Wrong passwords allowed per link and client address within the window; the next try is refused (429). */
+export const UNLOCK_FAILURES_ALLOWED = 10;
+export const UNLOCK_WINDOW_SECONDS = 15 * 60;
+
+/** Key: base64url of this many random bytes (144 bits, 24 characters). */
+export const SHARE_KEY_BYTES = 18;
+
+/** The most assets a link to a list of assets holds (as POST /dam/assets/bulk). */
+export const MAX_SHARED_ASSETS = 1000;
+
+/** Longest user agent kept in the access log; the rest is cut. */
+export const USER_AGENT_CHARS = 512;
+
+export type ShareStatus = 'active' | 'expired' | 'revoked';
+
+/** Revoked wins over expired; a link expires at `expires_at` exactly. */
+export function shareStatus(link: { revoked_at: number | null; expires_at: number | null }, now: number): ShareStatus {
+  if (link.revoked_at !== null) return 'revoked';
+  if (link.expires_at !== null && link.expires_at <= now) return 'expired';
+  return 'active';
+}
+
+/** Downloads still allowed; null: no limit. */
+export function downloadsLeft(link: { max_downloads: number | null; download_count: number }): number | null {
+  return link.max_downloads === null ? null : Math.max(0, link.max_downloads - link.download_count);
+}
+
+/**
+ * An item's path in the archive: its folders below the shared folder, then its name. A `/` or `\` inside
+ * one name would read as a directory boundary, so it becomes `_`; the archive writer sanitises the rest.
+ */
+export function archivePath(folderPath: readonly string[], name: string): string {
+  return [...folderPath, name].map((segment) => segment.replace(/[/\\]/g, '_')).join('/');
+}

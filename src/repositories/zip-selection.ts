@@ -1,0 +1,73 @@
+import type { DB } from '../db/database.js';
+import { withSubtree } from './folders.js';
+
+/**
+ * SQL for what a ZIP download of a folder holds (issue #14): the folder's live subtree and the
+ * ready assets in it, not in the trash. Assets are read in pages by id, so a folder of 100,000
+ * files is never held in memory at once.
+ */
+
+export interface TreeFolder {
+  id: number;
+  parent_id: number | null;
+  name: string;
+  modified_at: number;
+}
+
+export interface ArchivedAsset {
+  id: number;
+  folder_id: number | null;
+  display_file_name: string;
+  file_name: string;
+  mime_type: string;
+  file_size: number;
+  storage_key: string | null;
+  modified_at: number;
+}
+
+const ASSET_COLUMNS = ['id', 'folder_id', 'display_file_name', 'file_name', 'mime_type', 'file_size', 'storage_key', 'modified_at'] as const;
+
+/** The folder and every live folder below it. */
+export function subtreeFolders(db: DB, workspaceId: number, folderId: number): Promise<TreeFolder[]> {
+  return withSubtree(db, workspaceId, folderId)
+    .selectFrom('folders')
+    .select(['id', 'parent_id', 'name', 'modified_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', (eb) => eb.selectFrom('subtree').select('subtree.id'))
+    .orderBy('id')
+    .execute();
+}
+
+function subtreeAssets(db: DB, workspaceId: number, folderId: number) {
+  return withSubtree(db, workspaceId, folderId)
+    .selectFrom('assets')
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'ready')
+    .where('deleted_at', 'is', null)
+    .where('folder_id', 'in', (eb) => eb.selectFrom('subtree').select('subtree.id'));
+}
+
+export async function countSubtreeAssets(db: DB, workspaceId: number, folderId: number): Promise<number> {
+  const row = await subtreeAssets(db, workspaceId, folderId)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The next `limit` assets of the subtree after asset id `afterId`, by id. */
+export function subtreeAssetsAfter(db: DB, workspaceId: number, folderId: number, afterId: number, limit: number): Promise<ArchivedAsset[]> {
+  return subtreeAssets(db, workspaceId, folderId).select(ASSET_COLUMNS).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+}
+
+/** Of `ids`, the ready assets of the workspace not in the trash (any order). */
+export function archivedAssets(db: DB, workspaceId: number, ids: readonly number[]): Promise<ArchivedAsset[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('assets')
+    .select(ASSET_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'ready')
+    .where('deleted_at', 'is', null)
+    .where('id', 'in', ids)
+    .execute();
+}

@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type yauzl from 'yauzl';
+import mime from 'mime-types';
+import type { AppContext } from '../context.js';
+import type { ZipEntryOutcome } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { PermanentJobError } from '../jobs/types.js';
+import * as assets from '../repositories/assets.js';
+import { folderExistsInWorkspace } from '../repositories/folders.js';
+import { findUserById } from '../repositories/users.js';
+import * as repo from '../repositories/zip-imports.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import { sanitizeSegment } from '../zip/entry-names.js';
+import { ZipArchive, ZipInvalidError, ZipLimitError, type ZipEntryInfo } from '../zip/zip-reader.js';
+import { requireRole } from './access.js';
+import type { Caller } from './auth-service.js';
+import type { FolderService } from './folder-service.js';
+import type { ServerUploadService } from './server-upload-service.js';
+
+/** The error of an attempt that failed on the way (the store, the database): the job is retried. */
+const TRANSIENT = 'Reading the archive or storing a file failed; the import is retried';
+const GAVE_UP = 'Reading the archive or storing a file kept failing; the import stopped after its retries';
+
+/** Longest folder name (the catalog's limit for names). */
+const MAX_FOLDER_NAME = 200;
+
+interface Outcome {
+  outcome: ZipEntryOutcome;
+  reason?: string;
+  message?: string;
+  assetId?: number;
+  folderId?: number | null;
+}
+
+/** One run of an import: who, where, and what it has spent. */
+interface Run {
+  imp: repo.ZipImportRecord;
+  caller: Caller;
+  archive: ZipArchive;
+  /** Where the archive's top level goes (null: the workspace's top level). */
+  root: number | null;
+  /** Bytes inflated by this import so far, this run and earlier ones. */
+  bytes: number;
+  /** Directory path (sanitised segments joined by /) -> its folder. */
+  folders: Map<string, number | null>;
+}
+
+/**
+ * The job behind POST /zip/extract (issue #14). Entries are taken in archive order, one at a time:
+ * a directory becomes a folder (a folder of that name already under the same parent is reused), a
+ * file is inflated to a temporary file under the limits and then goes through the server-upload
+ * path (ServerUploadService: sniffed type, dimensions, v1, thumbnails, the asset.upload activity by
+ * the requester). Hostile entries are skipped and reported, never followed. What became of each
+ * entry is recorded once (`(import, index)`), so a run after a crash or a retry goes on where the
+ * last one stopped; an entry whose asset was created but not yet recorded when the process died is
+ * imported again (one duplicate at most per crash).
+ */
+export class ZipImportRunner {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly store: ObjectStore,
+    private readonly uploads: ServerUploadService,
+    private readonly folderService: FolderService,
+  ) {}
+
+  async run(importId: number): Promise<void> {
+    const { db } = this.ctx;
+    const imp = await repo.findImport(db, importId);
+    if (!imp || imp.status === 'succeeded' || imp.status === 'failed') return;
+    await repo.updateImport(db, importId, { status: 'running' }, this.ctx.now());
+    try {
+      const caller = await this.requester(imp);
+      const source = imp.source_asset_id === null ? undefined : await assets.findAsset(db, imp.source_asset_id);
+      if (!source || !assets.inCatalog(source) || !source.storage_key) throw new PermanentJobError('The archive was deleted before it was imported');
+      const archive = await ZipArchive.open(this.store, source.storage_key, source.file_size);
+      try {
+        // A folder deleted or trashed since the request: the top level (nothing may be put into the trash).
+        const root = imp.folder_id !== null && (await folderExistsInWorkspace(db, imp.workspace_id, imp.folder_id)) ? imp.folder_id : null;
+        const run: Run = { imp, caller, archive, root, bytes: imp.bytes_written, folders: new Map([['', root]]) };
+        await repo.updateImport(db, importId, { total_entries: archive.entryCount }, this.ctx.now());
+        const recorded = await repo.recordedEntries(db, importId);
+        for await (const { info, entry } of archive.entries()) {
+          if (recorded.has(info.index)) continue;
+          const result = await this.importEntry(run, info, entry);
+          await repo.recordEntry(db, {
+            import_id: importId,
+            entry_index: info.index,
+            name: info.name,
+            kind: info.isDir ? 'directory' : 'file',
+            outcome: result.outcome,
+            reason: result.reason ?? null,
+            message: result.message ?? null,
+            asset_id: result.assetId ?? null,
+            folder_id: result.folderId ?? null,
+          });
+        }
+      } finally {
+        archive.close();
+      }
+      await repo.updateImport(db, importId, { status: 'succeeded', error: null }, this.ctx.now());
+    } catch (err) {
+      const final = err instanceof PermanentJobError || err instanceof ZipInvalidError;
+      // Shown to the workspace's members: our own words, never a provider's or an internal message.
+      let message = TRANSIENT;
+      if (err instanceof ZipInvalidError) message = `The archive is corrupt: ${err.message}`;
+      else if (err instanceof PermanentJobError) message = err.message;
+      await repo.updateImport(db, importId, { status: final ? 'running' : 'queued', error: message }, this.ctx.now());
+      if (final) throw new PermanentJobError(message);
+      throw err;
+    }
+  }
+
+  /** The job failed for good: the import says so. Entries imported before stay. */
+  async giveUp(importId: number, error: string): Promise<void> {
+    const imp = await repo.findImport(this.ctx.db, importId);
+    const reason = imp?.error && imp.error !== TRANSIENT ? imp.error : imp?.error === TRANSIENT ? GAVE_UP : error;
+    await repo.updateImport(this.ctx.db, importId, { status: 'failed', error: reason }, this.ctx.now());
+  }
+
+  /** The requester, still a manager or admin of the workspace; otherwise the import fails. */
+  private async requester(imp: repo.ZipImportRecord): Promise<Caller> {
+    const user = imp.requested_by === null ? undefined : await findUserById(this.ctx.db, imp.requested_by);
+    if (!user) throw new PermanentJobError('The account that asked for this import no longer exists');
+    try {
+      await requireRole(this.ctx.db, imp.workspace_id, user.id, 'manager');
+    } catch (err) {
+      if (err instanceof AppError) throw new PermanentJobError(`${imp.requested_by_name} may no longer add files to this workspace`);
+      throw err;
+    }
+    return { id: user.id, email: user.email, name: user.name, isInstanceAdmin: false, sessionId: '' };
+  }
+
+  private async importEntry(run: Run, info: ZipEntryInfo, entry: yauzl.Entry): Promise<Outcome> {
+    if (info.problem) return { outcome: 'skipped', reason: info.problem, message: PROBLEM_MESSAGES[info.problem] };
+    const segments = info.name.split('/').filter((s) => s !== '');
+    if (info.isDir) return { outcome: 'imported', folderId: await this.folder(run, segments) };
+    const limits = this.ctx.config.zip;
+    const maxFile = this.ctx.config.maxFileSize;
+    if (info.size > maxFile) return { outcome: 'skipped', reason: 'too_large', message: `Declares ${info.size} bytes; the largest file is ${maxFile}` };
+    const budget = limits.maxUncompressed - run.bytes;
+    if (info.size > budget) {
+      return { outcome: 'skipped', reason: 'limit', message: `The import may write ${limits.maxUncompressed} bytes in all; ${Math.max(budget, 0)} are left` };
+    }
+    const folderId = await this.folder(run, segments.slice(0, -1));
+    const fileName = sanitizeSegment(segments[segments.length - 1] ?? '');
+    const dir = path.join(this.ctx.config.dataDir, 'tmp');
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, `zip-${randomUUID()}`);
+    try {
+      let written = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          written += chunk.length;
+          done(null, chunk);
+        },
+      });
+      try {
+        const stream = await run.archive.openEntry(entry, info, { maxBytes: Math.min(maxFile, budget), maxRatio: limits.maxRatio });
+        await pipeline(stream, counter, createWriteStream(file));
+      } catch (err) {
+        if (!(err instanceof ZipLimitError) && !(err instanceof ZipInvalidError)) throw err;
+        await this.spend(run, written);
+        if (err instanceof ZipInvalidError) return { outcome: 'failed', reason: 'corrupt', message: err.message };
+        const reason = err.limit === 'bytes' && budget > maxFile ? 'too_large' : 'limit';
+        return { outcome: 'skipped', reason, message: err.message };
+      }
+      await this.spend(run, written);
+      try {
+        const asset = await this.uploads.upload(run.caller, {
+          file: { path: file, size: written, filename: fileName, mimetype: mime.lookup(fileName) || 'application/octet-stream' },
+          workspaceId: run.imp.workspace_id,
+          ...(folderId !== null ? { folder_id: folderId } : {}),
+        });
+        return { outcome: 'imported', assetId: asset.id, folderId };
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code === 'S3_ERROR') throw err;
+        if (err.code === 'FORBIDDEN' || err.code === 'NOT_FOUND') throw new PermanentJobError(`${run.imp.requested_by_name} may no longer add files to this workspace`);
+        return { outcome: 'failed', reason: 'error', message: err.message };
+      }
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+
+  private async spend(run: Run, bytes: number): Promise<void> {
+    run.bytes += bytes;
+    await repo.updateImport(this.ctx.db, run.imp.id, { bytes_written: run.bytes }, this.ctx.now());
+  }
+
+  /** The folder of a directory path under the import's root, created (or found by name) one level at a time. */
+  private async folder(run: Run, segments: string[]): Promise<number | null> {
+    let parent = run.root;
+    let key = '';
+    for (const segment of segments) {
+      const name = sanitizeSegment(segment).slice(0, MAX_FOLDER_NAME).trim() || '_';
+      key = `${key}/${name}`;
+      const known = run.folders.get(key);
+      if (known !== undefined) {
+        parent = known;
+        continue;
+      }
+      const ws = run.imp.workspace_id;
+      const existing = await repo.findChildFolder(this.ctx.db, ws, parent, name);
+      const id = existing ?? (await this.folderService.create(run.caller, { workspace_id: ws, name, parent_id: parent })).id;
+      run.folders.set(key, id);
+      parent = id;
+    }
+    return parent;
+  }
+}
+
+const PROBLEM_MESSAGES: Record<NonNullable<ZipEntryInfo['problem']>, string> = {
+  unsafe_name: 'The name leaves the archive (.., an absolute path, a drive letter, a backslash) or holds control characters',
+  symlink: 'Symbolic links are not followed',
+  special_file: 'Not a regular file (a device, a FIFO or a socket)',
+  encrypted: 'Encrypted entries are not extracted',
+  unsupported_compression: 'Compressed by a method other than stored or deflated',
+};
