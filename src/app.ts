@@ -41,6 +41,7 @@ import { shareRoutes } from './routes/shares.js';
 import { sharePublicRoutes } from './routes/share-public.js';
 import { zipRoutes } from './routes/zip.js';
 import { driveRoutes } from './routes/drives.js';
+import { paymentRoutes } from './routes/payments.js';
 import { createWorker } from './jobs/index.js';
 import type { JobWorker } from './jobs/worker.js';
 
@@ -138,6 +139,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(sharePublicRoutes, { access: services.shareAccess, config: config.shares });
   await app.register(zipRoutes, { zip: services.zip, zipImports: services.zipImports, config });
   await app.register(driveRoutes, { driveAuth: services.driveAuth, drives: services.drives, driveImports: services.driveImports });
+  await app.register(paymentRoutes, { payments: services.payments });
   worker.start();
 
   return app;

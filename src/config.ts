@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadPlansFile, PlansFileError, type Plan } from './payments/plans.js';
 
 /**
  * The whole configuration of one process. Read once from the environment by
@@ -70,6 +72,23 @@ export interface AppConfig {
   readonly convert: ConvertConfig;
   /** External drives (issue #16, src/drives/): each provider null unless its client id is set. */
   readonly drives: DrivesConfig;
+  /** Plans and Stripe (issue #17, src/payments/): stripe null unless DAM_STRIPE_SECRET_KEY is set (payments off). */
+  readonly payments: PaymentsConfig;
+}
+
+export interface PaymentsConfig {
+  /** From DAM_PLANS_FILE (default config/plans.json), validated at start; exactly one has no stripe_price_id (the free plan). */
+  readonly plans: readonly Plan[];
+  readonly stripe: StripeConfig | null;
+}
+
+export interface StripeConfig {
+  /** DAM_STRIPE_SECRET_KEY; never answered or logged. */
+  readonly secretKey: string;
+  /** DAM_STRIPE_WEBHOOK_SECRET: verifies the Stripe-Signature of webhook deliveries; never answered or logged. */
+  readonly webhookSecret: string;
+  /** DAM_STRIPE_API_URL: base URL of the Stripe API (scheme, host, port), mapped onto the SDK's protocol/host/port. */
+  readonly apiUrl: string;
 }
 
 /** One OAuth 2.0 client of an external drive; URLs are base URLs (scheme, host, port, optional path prefix), no trailing slash. */
@@ -376,6 +395,28 @@ function drivesConfig(env: Env): DrivesConfig {
   });
 }
 
+/** The plans file shipped with the project: ../config/plans.json from src/ and from dist/ alike. */
+const DEFAULT_PLANS_FILE = fileURLToPath(new URL('../config/plans.json', import.meta.url));
+
+function paymentsConfig(env: Env): PaymentsConfig {
+  const file = path.resolve(env.DAM_PLANS_FILE || DEFAULT_PLANS_FILE);
+  let plans: Plan[];
+  try {
+    plans = loadPlansFile(file);
+  } catch (err) {
+    if (err instanceof PlansFileError) throw new ConfigError(`DAM_PLANS_FILE: ${err.message}`);
+    throw err;
+  }
+  const secretKey = env.DAM_STRIPE_SECRET_KEY;
+  if (!secretKey) return Object.freeze({ plans: Object.freeze(plans), stripe: null });
+  const webhookSecret = env.DAM_STRIPE_WEBHOOK_SECRET;
+  if (!webhookSecret) throw new ConfigError('DAM_STRIPE_WEBHOOK_SECRET is required when DAM_STRIPE_SECRET_KEY is set (webhooks cannot be verified without it)');
+  const apiUrl = baseUrlVar(env, 'DAM_STRIPE_API_URL', 'https://api.stripe.com');
+  // The SDK takes a protocol, host and port, not a path prefix.
+  if (new URL(apiUrl).pathname !== '/') throw new ConfigError(`DAM_STRIPE_API_URL must be scheme, host and port only (no path), got "${apiUrl}"`);
+  return Object.freeze({ plans: Object.freeze(plans), stripe: Object.freeze({ secretKey, webhookSecret, apiUrl }) });
+}
+
 function socialConfig(env: Env): SocialConfig {
   const clientId = env.DAM_SOCIAL_GOOGLE_CLIENT_ID;
   if (!clientId) return { google: null };
@@ -491,5 +532,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
       videoPreviews: boolVar(env, 'DAM_VIDEO_PREVIEWS', true),
     }),
     drives: drivesConfig(env),
+    payments: paymentsConfig(env),
   });
 }

@@ -9,6 +9,8 @@ export const ERRORS = {
   MISSING_PARAMETER: { status: 400, message: 'A required parameter is missing' },
   /** issue #13: the image proxy does not fetch this URL (scheme, port, credentials, or a non-public address). */
   PROXY_TARGET_FORBIDDEN: { status: 400, message: 'The image proxy does not fetch this URL' },
+  /** issue #17: a webhook delivery whose Stripe-Signature is missing, malformed, wrong or older than 300 seconds. */
+  WEBHOOK_SIGNATURE_INVALID: { status: 400, message: 'The webhook signature is missing or does not verify' },
   UNAUTHORIZED: { status: 401, message: 'Authentication is required' },
   INVALID_TOKEN: { status: 401, message: 'The session token is invalid or expired' },
   INVALID_CREDENTIALS: { status: 401, message: 'E-mail or password is wrong' },
@@ -29,6 +31,8 @@ export const ERRORS = {
   IMAGE_GEN_NOT_CONFIGURED: { status: 404, message: 'Image generation is not configured on this instance' },
   /** issue #16: this external drive's client id is not set on this instance (DAM_GDRIVE_CLIENT_ID, ...). */
   DRIVE_NOT_CONFIGURED: { status: 404, message: 'This external drive is not configured on this instance' },
+  /** issue #17: payments are off on this instance (no DAM_STRIPE_SECRET_KEY). */
+  PAYMENTS_DISABLED: { status: 404, message: 'Payments are not enabled on this instance' },
   INVALID_UPLOAD_ID: { status: 404, message: 'Unknown upload id for this asset and workspace' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state' },
   EMAIL_TAKEN: { status: 409, message: 'An account with this e-mail already exists' },
@@ -72,6 +76,8 @@ export const ERRORS = {
   UPLOAD_FAILED: { status: 400, message: 'The upload could not be completed' },
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   /** seed 7.1: the storage provider failed. */
+  /** issue #17: a webhook event could not be processed (nothing of it was applied); Stripe delivers it again. */
+  PAYMENT_WEBHOOK_FAILED: { status: 500, message: 'The webhook event could not be processed; it will be retried' },
   S3_ERROR: { status: 502, message: 'The storage provider failed' },
   /** seed 4.4: the identity provider could not be reached or answered nonsense. */
   PROVIDER_ERROR: { status: 502, message: 'The identity provider could not be reached' },
@@ -79,6 +85,8 @@ export const ERRORS = {
   PROXY_FETCH_FAILED: { status: 502, message: 'The image could not be fetched' },
   /** issue #16: the external drive failed, refused the request or could not be reached; the message is the provider's. */
   DRIVE_PROVIDER_ERROR: { status: 502, message: 'The external drive failed' },
+  /** issue #17: Stripe failed, refused the request or could not be reached. */
+  PAYMENT_PROVIDER_ERROR: { status: 502, message: 'The payment provider failed' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

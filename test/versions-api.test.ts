@@ -57,6 +57,7 @@ describe('asset versions', () => {
         'preview_status',
         'page_count',
         'restored_from',
+        'video_preview',
       ].sort(),
     );
     expect(v1).toMatchObject({
@@ -69,6 +70,8 @@ describe('asset versions', () => {
       created_by: team.owner.user.name,
       is_current: true,
       metadata: {},
+      // Not a video: no preview to play.
+      video_preview: null,
     });
     expect(typeof v1.id).toBe('number');
     // ISO 8601 in UTC, within a minute of now.

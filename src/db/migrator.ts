@@ -19,6 +19,7 @@ import * as m0015 from './migrations/0015_shared_links.js';
 import * as m0016 from './migrations/0016_zip_imports.js';
 import * as m0017 from './migrations/0017_conversions.js';
 import * as m0018 from './migrations/0018_drives.js';
+import * as m0019 from './migrations/0019_payments.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0016_zip_imports': m0016,
   '0017_conversions': m0017,
   '0018_drives': m0018,
+  '0019_payments': m0019,
 };
 
 class ListProvider implements MigrationProvider {

@@ -557,6 +557,30 @@ export interface DriveAssetLinksTable {
   imported_at: number;
 }
 
+/** A workspace's Stripe customer and subscription state (migration 0019, issue #17). */
+export interface WorkspaceBillingTable {
+  workspace_id: number;
+  stripe_customer_id: string | null;
+  stripe_subscription_id: string | null;
+  stripe_price_id: string | null;
+  /** Stripe's subscription status; null: no subscription yet. */
+  status: string | null;
+  current_period_end: number | null;
+  /** 0/1 */
+  cancel_at_period_end: Generated<number>;
+  past_due_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Stripe events processed once each (migration 0019). */
+export interface PaymentEventsTable {
+  event_id: string;
+  type: string;
+  workspace_id: number | null;
+  received_at: number;
+}
+
 export interface SettingsTable {
   name: string;
   value: string;
@@ -595,6 +619,8 @@ export interface Database {
   drive_imports: DriveImportsTable;
   drive_import_items: DriveImportItemsTable;
   drive_asset_links: DriveAssetLinksTable;
+  workspace_billing: WorkspaceBillingTable;
+  payment_events: PaymentEventsTable;
   search_documents: SearchDocumentsTable;
   search_names: SearchNamesTable;
   search_sort: SearchSortTable;

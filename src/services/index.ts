@@ -43,6 +43,8 @@ import { DriveAuthService } from './drive-auth-service.js';
 import { DriveService } from './drive-service.js';
 import { DriveImportService } from './drive-import-service.js';
 import { DriveImportRunner } from './drive-import-runner.js';
+import { PaymentService } from './payment-service.js';
+import { createPaymentProvider } from '../payments/index.js';
 
 /** Every service of the app, built once per app with explicit dependencies. */
 export interface Services {
@@ -90,6 +92,8 @@ export interface Services {
   driveImports: DriveImportService;
   /** The job side of drive imports: drive files to folders and assets. */
   driveImportRunner: DriveImportRunner;
+  /** Plans and Stripe billing (issue #17); every operation 404 PAYMENTS_DISABLED without a Stripe key. */
+  payments: PaymentService;
 }
 
 export function buildServices(ctx: AppContext): Services {
@@ -142,5 +146,6 @@ export function buildServices(ctx: AppContext): Services {
     drives: new DriveService(ctx, store, driveConnections),
     driveImports: new DriveImportService(ctx, driveConnections, jobs),
     driveImportRunner: new DriveImportRunner(ctx, driveConnections, serverUpload, versions, catalog.folders),
+    payments: new PaymentService(ctx, createPaymentProvider(ctx.config.payments)),
   };
 }

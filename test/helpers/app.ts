@@ -3,7 +3,11 @@ import { buildApp } from '../../src/app.js';
 import type { AppConfig } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import type { DialectName } from '../../src/db/dialects/types.js';
+import { loadPlansFile } from '../../src/payments/plans.js';
 import { openTestDatabase, tempDir } from './databases.js';
+
+/** The plans file shipped with the project (config/plans.json): free, team and business. */
+export const SHIPPED_PLANS = loadPlansFile(new URL('../../config/plans.json', import.meta.url).pathname);
 
 export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
   const dataDir = tempDir('dam-data-');
@@ -50,6 +54,8 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     convert: { maxPixels: 100_000_000, timeoutMs: 3_600_000, videoPreviews: true },
     // No external drive unless a test points one at its fake (test/helpers/fake-gdrive.ts).
     drives: { google: null, dropbox: null, onedrive: null },
+    // Payments off unless a test points Stripe at test/helpers/fake-stripe.ts (test/payments.test.ts).
+    payments: { plans: SHIPPED_PLANS, stripe: null },
     ...overrides,
   };
   return Object.freeze(config);
