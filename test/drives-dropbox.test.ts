@@ -1,71 +1,32 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '../src/config.js';
-import type { DialectName } from '../src/db/dialects/types.js';
-import { startTestApp, testConfig, type TestApp } from './helpers/app.js';
+import type { TestApp } from './helpers/app.js';
 import { expectError, makeFolder, makeTeam, type Team } from './helpers/catalog-factories.js';
 import { dialects } from './helpers/databases.js';
-import { authorize, bindingCookie, importStatus, type DriveItemJson, type ImportJson } from './helpers/drives.js';
+import {
+  addArchive,
+  authorize,
+  driveHelpers,
+  DROPBOX as DBX,
+  expectNoSecrets,
+  listDrives,
+  settleImport,
+  sha256,
+  storedBytes,
+  tamperState,
+  type DriveItemJson,
+  type ImportJson,
+} from './helpers/drives.js';
 import { startFakeDropbox, type FakeDropbox } from './helpers/fake-dropbox.js';
-import type { FakeAccount } from './helpers/fake-oauth.js';
 import { registerUser, type Account } from './helpers/factories.js';
 import { startS3Server, type S3Server } from './helpers/uploads.js';
 import { getAssetJson, listVersions, serverUpload } from './helpers/versions.js';
 
 /** Dropbox (drive-ext-2) against test/helpers/fake-dropbox.ts (API and content hosts under path prefixes), on every dialect. */
 
-const DBX = 'drive-ext-2';
 const MiB = 1024 * 1024;
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
-
-/** An app with only Dropbox configured, pointed at the fake; log lines go to `logs`, every answer (body, Location, Set-Cookie) to `answers`. */
-async function startDropboxApp(fake: FakeDropbox, options: { dialect: DialectName; config?: Partial<AppConfig>; logs?: string[]; answers?: string[] }): Promise<TestApp> {
-  const t = await startTestApp({
-    dialect: options.dialect,
-    logStream: options.logs ? { write: (line) => options.logs!.push(line) } : undefined,
-    config: {
-      drives: { google: null, dropbox: fake.config, onedrive: null },
-      logLevel: options.logs ? 'debug' : 'silent',
-      jobs: { ...testConfig().jobs, concurrency: 0 },
-      sessionTtl: 30 * 86_400,
-      ...options.config,
-    },
-  });
-  const request = t.request;
-  t.request = async (opts) => {
-    const res = await request(opts);
-    options.answers?.push(res.body, String(res.headers.location ?? ''), String(res.headers['set-cookie'] ?? ''));
-    return res;
-  };
-  return t;
-}
-
-async function startAuth(t: TestApp, who: Account, query = 'return_to=/library/drives'): Promise<{ url: URL; cookie: string }> {
-  const res = await t.request({ method: 'GET', url: `/${DBX}/auth?${query}`, token: who.token });
-  expect(res.statusCode, res.body).toBe(200);
-  return { url: new URL(res.json<{ data: { url: string } }>().data.url), cookie: bindingCookie(res) };
-}
-
-async function connect(t: TestApp, fake: FakeDropbox, who: Account, account?: FakeAccount): Promise<string> {
-  if (account) fake.oauth.account = account;
-  const { url, cookie } = await startAuth(t, who);
-  const res = await t.request({ method: 'GET', url: await authorize(url), headers: { cookie } });
-  expect(res.statusCode, res.body).toBe(302);
-  return String(res.headers.location);
-}
-
-async function listFiles(t: TestApp, who: Account, query = ''): Promise<{ folder: string | null; items: DriveItemJson[]; next_cursor: string | null }> {
-  const res = await t.request({ method: 'GET', url: `/${DBX}/files${query ? `?${query}` : ''}`, token: who.token });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json<{ data: { folder: string | null; items: DriveItemJson[]; next_cursor: string | null } }>().data;
-}
-
-async function startImport(t: TestApp, who: Account, body: Record<string, unknown>): Promise<ImportJson> {
-  const res = await t.request({ method: 'POST', url: `/${DBX}/import`, token: who.token, payload: body });
-  expect(res.statusCode, res.body).toBe(202);
-  return res.json<{ data: ImportJson }>().data;
-}
+const { startDriveApp: startDropboxApp, startAuth, connect, listFiles, listAll, startImport, connectionRow } = driveHelpers(DBX);
 
 /** Folders first, then by name: the order each page is put in. */
 function expectPageOrder(items: DriveItemJson[]): void {
@@ -95,13 +56,6 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
     await fake.close();
   });
 
-  const drivesOf = async (who: Account) => {
-    const res = await t.request({ method: 'GET', url: '/drives', token: who.token });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json<{ data: { providers: { id: string; name: string; search: boolean; connection: Record<string, unknown> | null }[] } }>().data.providers;
-  };
-  const connectionRow = (who: Account) =>
-    t.database.db.selectFrom('drive_connections').selectAll().where('user_id', '=', who.user.id).where('provider', '=', DBX).executeTakeFirst();
   const requestsTo = (route: string) => fake.requests.filter((r) => r.route === route);
 
   describe('connecting', () => {
@@ -129,7 +83,7 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
       // The account came from users/get_current_account, asked without a body.
       expect(requestsTo('users/get_current_account').at(-1)).toMatchObject({ host: 'api', arg: null });
 
-      const [dropbox] = await drivesOf(who);
+      const [dropbox] = await listDrives(t, who);
       expect(dropbox).toMatchObject({ id: DBX, name: 'Dropbox', search: true });
       expect(dropbox!.connection).toMatchObject({
         account_id: fake.oauth.account.id,
@@ -138,7 +92,7 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
         scopes: ['account_info.read', 'files.metadata.read', 'files.content.read', 'files.content.write'],
         status: 'active',
       });
-      const row = (await connectionRow(who))!;
+      const row = (await connectionRow(t, who))!;
       expect(row.access_token).toMatch(/^v1\./);
       expect(row.refresh_token).toMatch(/^v1\./);
       // Dropbox access tokens live four hours.
@@ -151,10 +105,8 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
       const codes = fake.oauth.calls.code;
 
       const tampered = await startAuth(t, who);
-      const back = new URL(await authorize(tampered.url), 'http://x');
-      const state = back.searchParams.get('state')!;
-      back.searchParams.set('state', `${state.slice(0, -2)}${state.endsWith('AA') ? 'BB' : 'AA'}`);
-      let res = await t.request({ method: 'GET', url: `${back.pathname}${back.search}`, headers: { cookie: tampered.cookie } });
+      const back = tamperState(await authorize(tampered.url));
+      let res = await t.request({ method: 'GET', url: back, headers: { cookie: tampered.cookie } });
       expect(res.headers.location).toBe(invalid);
 
       const once = await startAuth(t, who);
@@ -171,7 +123,7 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
       const declined = await startAuth(t, stranger);
       res = await t.request({ method: 'GET', url: await authorize(declined.url), headers: { cookie: declined.cookie } });
       expect(res.headers.location).toBe(`/library/drives?error=access_denied&provider=${DBX}`);
-      expect(await connectionRow(stranger)).toBeUndefined();
+      expect(await connectionRow(t, stranger)).toBeUndefined();
     });
   });
 
@@ -194,17 +146,10 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
 
     it('lists a folder over several pages with list_folder/continue, each page folders first, then by name', async () => {
       const before = fake.requests.length;
-      const seen: DriveItemJson[] = [];
-      let cursor: string | null = null;
-      let pages = 0;
-      do {
-        const page = await listFiles(t, who, `folder=${encodeURIComponent(folder)}&limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const { pages, items: seen } = await listAll(t, who, `folder=${encodeURIComponent(folder)}&limit=10`, (page) => {
         expect(page.folder).toBe(folder);
         expectPageOrder(page.items);
-        seen.push(...page.items);
-        cursor = page.next_cursor;
-        pages += 1;
-      } while (cursor);
+      });
       expect(pages).toBe(3);
       expect(new Set(seen.map((i) => i.id)).size).toBe(29);
       expect(seen.map((i) => i.name).sort()).toEqual(['Plan.paper', 'Whiteboard.web', 'Zeta sub', 'alpha sub', ...names].sort());
@@ -239,25 +184,12 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
 
       // Dropbox's limit is approximate: pages of 4 for a limit of 100 still reach every item.
       fake.maxPage = 4;
-      let cursor: string | null = null;
-      let count = 0;
-      do {
-        const next = await listFiles(t, who, `folder=${encodeURIComponent(folder)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-        count += next.items.length;
-        cursor = next.next_cursor;
-      } while (cursor);
-      expect(count).toBe(29);
+      expect((await listAll(t, who, `folder=${encodeURIComponent(folder)}`)).items).toHaveLength(29);
     });
 
     it('searches by name with search_v2, in a folder or the whole Dropbox, paging with search/continue_v2', async () => {
       const before = fake.requests.length;
-      const found: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const page = await listFiles(t, who, `folder=${encodeURIComponent(folder)}&q=${encodeURIComponent('report 1')}&limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-        found.push(...page.items.map((i) => i.name));
-        cursor = page.next_cursor;
-      } while (cursor);
+      const found = (await listAll(t, who, `folder=${encodeURIComponent(folder)}&q=${encodeURIComponent('report 1')}&limit=5`)).items.map((i) => i.name);
       const expected = names.filter((n) => n.includes('1'));
       expect(found.sort()).toEqual(expected.sort());
       const calls = fake.requests.slice(before);
@@ -345,10 +277,10 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
       const res = await t.request({ method: 'GET', url: `/${DBX}/files`, token: who.token });
       expectError(res, 409, 'DRIVE_REAUTH_REQUIRED');
       expect(res.json<{ error: string }>().error).toContain('invalid_grant');
-      expect((await drivesOf(who))[0]!.connection).toMatchObject({ status: 'reauth_required' });
+      expect((await listDrives(t, who))[0]!.connection).toMatchObject({ status: 'reauth_required' });
       await connect(t, fake, who);
       await listFiles(t, who);
-      expect((await drivesOf(who))[0]!.connection).toMatchObject({ status: 'active', status_note: null });
+      expect((await listDrives(t, who))[0]!.connection).toMatchObject({ status: 'active', status_note: null });
     });
   });
 
@@ -414,20 +346,7 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
     beforeAll(async () => {
       // Archive/ (15 files, a Paper doc, a whiteboard), Archive/2023/ (20), Archive/2023/Raw/ (20), Archive/2024/ (15):
       // 72 items. The 200-file scale of the queue itself is proven by the Google Drive import test.
-      archive = fake.addFolder(`Archive ${randomBytes(3).toString('hex')}`);
-      const y2023 = fake.addFolder('2023', archive);
-      const raw = fake.addFolder('Raw', y2023);
-      const y2024 = fake.addFolder('2024', archive);
-      const add = (name: string, parent: string) => {
-        const bytes = randomBytes(64 + contents.size);
-        const id = fake.addFile(name, bytes, { parent });
-        contents.set(id, bytes);
-        return id;
-      };
-      for (let i = 1; i <= 15; i++) add(`top ${i}.bin`, archive);
-      for (let i = 1; i <= 20; i++) add(`shot ${i}.bin`, y2023);
-      for (let i = 1; i <= 20; i++) add(`raw ${i}.dat`, raw);
-      for (let i = 1; i <= 15; i++) add(`plan ${i}.bin`, y2024);
+      archive = addArchive(fake, { top: 15, y2023: 20, raw: 20, y2024: 15 }, contents);
       paper = fake.addFile('Minutes.paper', 'p', { parent: archive, downloadable: false, exportAs: 'markdown' });
       fake.addFile('Board.web', 'b', { parent: archive, downloadable: false });
       failing = [...contents.keys()][30]!;
@@ -435,10 +354,7 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
       await connect(t, fake, team.manager);
     });
 
-    const settle = async (id: number): Promise<ImportJson> => {
-      await t.app.jobs.drain();
-      return importStatus(t, team.manager, id);
-    };
+    const settle = (id: number): Promise<ImportJson> => settleImport(t, team.manager, id);
     const refuseFailing = () => ({ host: 'content' as const, route: /^files\/download$/, arg: (a: Record<string, unknown>) => a.path === failing, status: 409, summary: 'path/restricted_content', times: 100 });
 
     it('recreates the tree under folder_id and imports every file, paging each folder, one failing item recorded, rate limits waited out', async () => {
@@ -471,8 +387,7 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
       const item = first.items.items.find((i) => i.name === 'raw 7.dat')!;
       const asset = await getAssetJson(t, team.manager, item.asset_id!);
       expect(asset).toMatchObject({ file_name: 'raw 7.dat', file_size: contents.get(item.file_id)!.length, folder_id: fRaw!.id });
-      const download = await t.request({ method: 'GET', url: `/storage/download?key=${team.ws}/digital_assets/${asset.id}&workspaceId=${team.ws}`, token: team.manager.token });
-      expect(sha256(download.rawPayload)).toBe(sha256(contents.get(item.file_id)!));
+      expect(sha256(await storedBytes(t, team.manager, team.ws, asset.id))).toBe(sha256(contents.get(item.file_id)!));
       const minutes = first.items.items.find((i) => i.file_id === paper)!;
       expect(await getAssetJson(t, team.manager, minutes.asset_id!)).toMatchObject({ file_name: 'Minutes.md', folder_id: top!.id });
     }, 120_000);
@@ -519,7 +434,7 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
     expect(fake.oauth.calls).toMatchObject({ revoke: revoke + 2, refresh: refresh + 1 });
     expect(fake.oauth.liveRefreshTokens()).toBe(live - 2);
     expect(requestsTo('auth/token/revoke').at(-1)).toMatchObject({ host: 'api', arg: null });
-    expect(await connectionRow(who)).toBeUndefined();
+    expect(await connectionRow(t, who)).toBeUndefined();
     expectError(await t.request({ method: 'GET', url: `/${DBX}/files`, token: who.token }), 409, 'DRIVE_NOT_CONNECTED');
   });
 
@@ -528,24 +443,16 @@ describe.each(dialects)('Dropbox (%s)', (dialect) => {
     const b = await registerUser(t);
     await connect(t, fake, a, { id: 'dbid:AAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', email: 'a@example.test', name: 'Ada A' });
     await connect(t, fake, b, { id: 'dbid:BBBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', email: 'b@example.test', name: 'Bob B' });
-    expect((await drivesOf(a))[0]!.connection).toMatchObject({ account_email: 'a@example.test' });
-    expect((await drivesOf(b))[0]!.connection).toMatchObject({ account_email: 'b@example.test' });
+    expect((await listDrives(t, a))[0]!.connection).toMatchObject({ account_email: 'a@example.test' });
+    expect((await listDrives(t, b))[0]!.connection).toMatchObject({ account_email: 'b@example.test' });
     await t.request({ method: 'DELETE', url: `/${DBX}/connection`, token: b.token });
-    expect((await drivesOf(a))[0]!.connection).toMatchObject({ account_email: 'a@example.test', status: 'active' });
+    expect((await listDrives(t, a))[0]!.connection).toMatchObject({ account_email: 'a@example.test', status: 'active' });
     await listFiles(t, a);
     expectError(await t.request({ method: 'GET', url: `/${DBX}/files`, token: b.token }), 409, 'DRIVE_NOT_CONNECTED');
   });
 
   it('never answers or logs a token, code or the app secret', () => {
-    expect(fake.oauth.issued.length).toBeGreaterThan(20);
-    const secrets = [...fake.oauth.issued, fake.oauth.clientSecret!];
-    const logText = logs.join('\n');
-    const answerText = answers.join('\n');
-    expect(logText).toContain(`/${DBX}/callback`);
-    for (const secret of secrets) {
-      expect(answerText.includes(secret), 'a token in an answer').toBe(false);
-      expect(logText.includes(secret), 'a token in the log').toBe(false);
-    }
+    expectNoSecrets(DBX, fake.oauth, logs, answers);
   });
 });
 
@@ -570,12 +477,10 @@ describe('Dropbox with the S3 store', () => {
     const big = randomBytes(6 * MiB + 123);
     const id = fake.addFile('big.bin', big);
     const job = await startImport(t, who, { workspaceId: who.workspaceId, items: [{ id }] });
-    await t.app.jobs.drain();
-    const done = await importStatus(t, who, job.id);
+    const done = await settleImport(t, who, job.id);
     expect(done).toMatchObject({ status: 'succeeded', imported: 1, bytes: big.length });
     const assetId = done.items.items[0]!.asset_id!;
-    const download = await t.request({ method: 'GET', url: `/storage/download?key=${who.workspaceId}/digital_assets/${assetId}&workspaceId=${who.workspaceId}`, token: who.token });
-    expect(sha256(download.rawPayload)).toBe(sha256(big));
+    expect(sha256(await storedBytes(t, who, who.workspaceId, assetId))).toBe(sha256(big));
 
     const twenty = randomBytes(20 * MiB);
     const asset = await serverUpload(t, who, { bytes: twenty, name: 'twenty.bin', type: 'application/octet-stream' });

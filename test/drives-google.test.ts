@@ -1,15 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { STATE_TTL } from '../src/services/drive-auth-service.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectError, makeTeam, type Team } from './helpers/catalog-factories.js';
 import { dialects } from './helpers/databases.js';
-import { authorize, connect, GDRIVE, listFiles, startAuth, startDriveApp, type DriveItemJson } from './helpers/drives.js';
+import { authorize, driveHelpers, expectNoSecrets, GDRIVE, listDrives, sha256, tamperState, type DriveItemJson } from './helpers/drives.js';
 import { startFakeGoogleDrive, type FakeGoogleDrive } from './helpers/fake-gdrive.js';
 import { registerUser, type Account } from './helpers/factories.js';
 import { listVersions, serverUpload, uploadVersion } from './helpers/versions.js';
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const { startDriveApp, startAuth, connect, listFiles, listAll, connectionRow } = driveHelpers(GDRIVE);
 
 describe('external drives without configuration', () => {
   let t: TestApp;
@@ -62,13 +62,6 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
     await fake.close();
   });
 
-  const drivesOf = async (who: Account) => {
-    const res = await t.request({ method: 'GET', url: '/drives', token: who.token });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json<{ data: { providers: { id: string; name: string; search: boolean; connection: Record<string, unknown> | null }[] } }>().data.providers;
-  };
-  const connectionRow = (who: Account) =>
-    t.database.db.selectFrom('drive_connections').selectAll().where('user_id', '=', who.user.id).where('provider', '=', GDRIVE).executeTakeFirst();
 
   describe('connecting', () => {
     it('sends the browser to Google with PKCE S256, offline access and a signed state, and stores the connection', async () => {
@@ -99,7 +92,7 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
       expect(String(res.headers['set-cookie'])).toContain('Max-Age=0');
       expect(fake.oauth.calls.code).toBe(codes + 1);
 
-      const [google] = await drivesOf(who);
+      const [google] = await listDrives(t, who);
       expect(google).toMatchObject({ id: GDRIVE, name: 'Google Drive', search: true });
       expect(google!.connection).toMatchObject({
         account_id: fake.oauth.account.id,
@@ -110,7 +103,7 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
         status_note: null,
       });
       // At rest: sealed text, never the tokens Google issued.
-      const row = (await connectionRow(who))!;
+      const row = (await connectionRow(t, who))!;
       expect(row.access_token).toMatch(/^v1\./);
       expect(row.refresh_token).toMatch(/^v1\./);
       for (const secret of fake.oauth.issued) {
@@ -138,11 +131,9 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
       const invalid = `/library/drives?error=invalid_state&provider=${GDRIVE}`;
 
       const tampered = await startAuth(t, who);
-      const back = new URL(await authorize(tampered.url), 'http://x');
-      const state = back.searchParams.get('state')!;
-      back.searchParams.set('state', `${state.slice(0, -2)}${state.endsWith('AA') ? 'BB' : 'AA'}`);
+      const back = tamperState(await authorize(tampered.url));
       const codes = fake.oauth.calls.code;
-      let res = await t.request({ method: 'GET', url: `${back.pathname}${back.search}`, headers: { cookie: tampered.cookie } });
+      let res = await t.request({ method: 'GET', url: back, headers: { cookie: tampered.cookie } });
       expect(res.headers.location).toBe(invalid);
 
       // The right state in another browser (no binding cookie, or another one).
@@ -176,7 +167,7 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
       const declined = await startAuth(t, stranger);
       res = await t.request({ method: 'GET', url: await authorize(declined.url), headers: { cookie: declined.cookie } });
       expect(res.headers.location).toBe(`/library/drives?error=access_denied&provider=${GDRIVE}`);
-      expect(await connectionRow(stranger)).toBeUndefined();
+      expect(await connectionRow(t, stranger)).toBeUndefined();
       // A code the token endpoint refuses is exchange_failed: here one issued to another authorization request,
       // whose PKCE verifier this request does not have.
       fake.oauth.deny = null;
@@ -187,7 +178,7 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
       usedBack.searchParams.set('code', firstBack.searchParams.get('code')!);
       res = await t.request({ method: 'GET', url: `${usedBack.pathname}${usedBack.search}`, headers: { cookie: used.cookie } });
       expect(res.headers.location).toBe(`/library/drives?error=exchange_failed&provider=${GDRIVE}`);
-      expect(await connectionRow(stranger)).toBeUndefined();
+      expect(await connectionRow(t, stranger)).toBeUndefined();
     });
   });
 
@@ -207,16 +198,7 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
     });
 
     it('lists a folder over several pages with an opaque cursor: folders first, then files by name', async () => {
-      const seen: DriveItemJson[] = [];
-      let cursor: string | null = null;
-      let pages = 0;
-      do {
-        const page = await listFiles(t, who, `folder=${folder}&limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-        expect(page.folder).toBe(folder);
-        seen.push(...page.items);
-        cursor = page.next_cursor;
-        pages += 1;
-      } while (cursor);
+      const { pages, items: seen } = await listAll(t, who, `folder=${folder}&limit=10`, (page) => expect(page.folder).toBe(folder));
       expect(pages).toBe(3);
       // Natural order: report 2 before report 10.
       const reports = [...names].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
@@ -321,7 +303,7 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
       await listFiles(t, who);
       expect(fake.oauth.calls.refresh).toBe(refreshes + 2);
       expect(fake.requests.length).toBe(before + 1);
-      const row = (await connectionRow(who))!;
+      const row = (await connectionRow(t, who))!;
       expect(row.status).toBe('active');
     });
 
@@ -333,7 +315,7 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
       const res = await t.request({ method: 'GET', url: `/${GDRIVE}/files`, token: who.token });
       expectError(res, 409, 'DRIVE_REAUTH_REQUIRED');
       expect(res.json<{ error: string }>().error).toContain('invalid_grant');
-      const [google] = await drivesOf(who);
+      const [google] = await listDrives(t, who);
       expect(google!.connection).toMatchObject({ status: 'reauth_required' });
       expect(String(google!.connection!.status_note)).toContain('Token has been expired or revoked');
       // No new attempt while marked.
@@ -343,7 +325,7 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
       // Connecting again makes it usable.
       await connect(t, fake, who);
       await listFiles(t, who);
-      expect((await drivesOf(who))[0]!.connection).toMatchObject({ status: 'active', status_note: null });
+      expect((await listDrives(t, who))[0]!.connection).toMatchObject({ status: 'active', status_note: null });
     });
 
     it("answers 502 and keeps the connection when Google refuses the instance's client (a rotated secret), not the user's grant", async () => {
@@ -357,7 +339,7 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
         const res = await t.request({ method: 'GET', url: `/${GDRIVE}/files`, token: who.token });
         expectError(res, 502, 'DRIVE_PROVIDER_ERROR');
         expect(res.json<{ error: string }>().error).toContain('invalid_client');
-        expect((await drivesOf(who))[0]!.connection).toMatchObject({ status: 'active' });
+        expect((await listDrives(t, who))[0]!.connection).toMatchObject({ status: 'active' });
       } finally {
         oauthFake.clientSecret = secret;
       }
@@ -436,8 +418,8 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
     expect(res.json()).toEqual({ success: true, data: { provider: GDRIVE, revoked: true } });
     expect(fake.oauth.calls.revoke).toBe(revokes + 1);
     expect(fake.oauth.liveRefreshTokens()).toBe(live - 1);
-    expect(await connectionRow(who)).toBeUndefined();
-    expect((await drivesOf(who))[0]!.connection).toBeNull();
+    expect(await connectionRow(t, who)).toBeUndefined();
+    expect((await listDrives(t, who))[0]!.connection).toBeNull();
     expectError(await t.request({ method: 'GET', url: `/${GDRIVE}/files`, token: who.token }), 409, 'DRIVE_NOT_CONNECTED');
     expectError(await t.request({ method: 'DELETE', url: `/${GDRIVE}/connection`, token: who.token }), 409, 'DRIVE_NOT_CONNECTED');
   });
@@ -447,15 +429,15 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
     const b = await registerUser(t);
     await connect(t, fake, a, { id: '11111111111111111111', email: 'a@example.test', name: 'A' });
     await connect(t, fake, b, { id: '22222222222222222222', email: 'b@example.test', name: 'B' });
-    expect((await drivesOf(a))[0]!.connection).toMatchObject({ account_email: 'a@example.test' });
-    expect((await drivesOf(b))[0]!.connection).toMatchObject({ account_email: 'b@example.test' });
+    expect((await listDrives(t, a))[0]!.connection).toMatchObject({ account_email: 'a@example.test' });
+    expect((await listDrives(t, b))[0]!.connection).toMatchObject({ account_email: 'b@example.test' });
     // B disconnecting leaves A connected.
     await t.request({ method: 'DELETE', url: `/${GDRIVE}/connection`, token: b.token });
-    expect((await drivesOf(a))[0]!.connection).toMatchObject({ account_email: 'a@example.test', status: 'active' });
+    expect((await listDrives(t, a))[0]!.connection).toMatchObject({ account_email: 'a@example.test', status: 'active' });
     await listFiles(t, a);
     expectError(await t.request({ method: 'GET', url: `/${GDRIVE}/files`, token: b.token }), 409, 'DRIVE_NOT_CONNECTED');
     // A sealed token copied into another user's row does not open there: that connection has to be authorised again.
-    const rowA = (await connectionRow(a))!;
+    const rowA = (await connectionRow(t, a))!;
     await connect(t, fake, b);
     await t.database.db.updateTable('drive_connections').set({ access_token: rowA.access_token, expires_at: null }).where('user_id', '=', b.user.id).execute();
     const apiCalls = fake.requests.length;
@@ -465,15 +447,8 @@ describe.each(dialects)('Google Drive (%s)', (dialect) => {
   });
 
   it('never answers or logs a token, code or the client secret', async () => {
-    expect(fake.oauth.issued.length).toBeGreaterThan(20);
-    const secrets = [...fake.oauth.issued, fake.oauth.clientSecret!];
+    expectNoSecrets(GDRIVE, fake.oauth, logs, answers);
     const logText = logs.join('\n');
-    const answerText = answers.join('\n');
-    expect(logText).toContain(`/${GDRIVE}/callback`);
-    for (const secret of secrets) {
-      expect(answerText.includes(secret), 'a token in an answer').toBe(false);
-      expect(logText.includes(secret), 'a token in the log').toBe(false);
-    }
     // The PKCE verifier and the binding cookie's value are not logged either (the state's nonce holds neither).
     expect(logText).not.toMatch(/code_verifier|dam_drive_binding=[A-Za-z0-9_-]{10}/);
   });

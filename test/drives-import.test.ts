@@ -1,16 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from './helpers/app.js';
 import { expectError, makeFolder, makeTeam, type Team } from './helpers/catalog-factories.js';
 import { dialects } from './helpers/databases.js';
-import { connect, GDRIVE, importStatus, startDriveApp, startImport, type DriveItemJson, type ImportJson } from './helpers/drives.js';
+import { addArchive, driveHelpers, GDRIVE, importStatus, settleImport, sha256, storedBytes, type DriveItemJson, type ImportJson } from './helpers/drives.js';
 import { startFakeGoogleDrive, type FakeGoogleDrive } from './helpers/fake-gdrive.js';
 import { registerUser } from './helpers/factories.js';
 import { startS3Server, type S3Server } from './helpers/uploads.js';
 import { getAssetJson, listVersions, serverUpload } from './helpers/versions.js';
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const { startDriveApp, connect, startImport } = driveHelpers(GDRIVE);
 
 interface FolderRow {
   id: number;
@@ -49,10 +49,7 @@ describe.each(dialects)('Google Drive imports (%s)', (dialect) => {
   };
   const assetCount = async (ws: number) =>
     Number((await t.database.db.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', ws).executeTakeFirstOrThrow()).n);
-  const settle = async (id: number): Promise<ImportJson> => {
-    await t.app.jobs.drain();
-    return importStatus(t, team.manager, id);
-  };
+  const settle = (id: number): Promise<ImportJson> => settleImport(t, team.manager, id);
 
   describe('a folder tree of 200 files', () => {
     let archive: string;
@@ -65,20 +62,7 @@ describe.each(dialects)('Google Drive imports (%s)', (dialect) => {
 
     beforeAll(async () => {
       // Archive/ (48 files, a document and a form), Archive/2023/ (50), Archive/2023/Raw/ (50), Archive/2024/ (50): 200 files.
-      archive = fake.addFolder(`Archive ${randomBytes(3).toString('hex')}`);
-      const y2023 = fake.addFolder('2023', archive);
-      const raw = fake.addFolder('Raw', y2023);
-      const y2024 = fake.addFolder('2024', archive);
-      const add = (name: string, parent: string) => {
-        const bytes = randomBytes(64 + contents.size);
-        const id = fake.addFile(name, bytes, { parent });
-        contents.set(id, bytes);
-        return id;
-      };
-      for (let i = 1; i <= 47; i++) add(`top ${i}.bin`, archive);
-      for (let i = 1; i <= 50; i++) add(`shot ${i}.bin`, y2023);
-      for (let i = 1; i <= 50; i++) add(`raw ${i}.dat`, raw);
-      for (let i = 1; i <= 50; i++) add(`plan ${i}.bin`, y2024);
+      archive = addArchive(fake, { top: 47, y2023: 50, raw: 50, y2024: 50 }, contents);
       const image = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c33' } }).png().toBuffer();
       png = fake.addFile('cover.png', image, { parent: archive, mimeType: 'image/png' });
       contents.set(png, image);
@@ -136,8 +120,7 @@ describe.each(dialects)('Google Drive imports (%s)', (dialect) => {
       const item = first.items.items.find((i) => i.name === 'raw 7.dat')!;
       const asset = await getAssetJson(t, team.manager, item.asset_id!);
       expect(asset).toMatchObject({ file_name: 'raw 7.dat', file_size: contents.get(item.file_id)!.length, folder_id: fRaw!.id });
-      const download = await t.request({ method: 'GET', url: `/storage/download?key=${team.ws}/digital_assets/${asset.id}&workspaceId=${team.ws}`, token: team.manager.token });
-      expect(sha256(download.rawPayload)).toBe(sha256(contents.get(item.file_id)!));
+      expect(sha256(await storedBytes(t, team.manager, team.ws, asset.id))).toBe(sha256(contents.get(item.file_id)!));
       const budget = first.items.items.find((i) => i.file_id === doc)!;
       expect(await getAssetJson(t, team.manager, budget.asset_id!)).toMatchObject({
         file_name: 'Budget.xlsx',
@@ -240,8 +223,7 @@ describe.each(dialects)('Google Drive imports (%s)', (dialect) => {
     const queued = await startImport(t, who, { workspaceId: who.workspaceId, items: [{ id }] });
     fake.oauth.revokeAllGrants();
     fake.oauth.expireAccessTokens();
-    await t.app.jobs.drain();
-    const status = await importStatus(t, who, queued.id);
+    const status = await settleImport(t, who, queued.id);
     expect(status.status).toBe('failed');
     expect(status.error).toContain(`Connect Google Drive again`);
     // Everyone else's grants were revoked too: connect the manager again for the tests after this one.
@@ -293,12 +275,10 @@ describe('Google Drive with the S3 store', () => {
     const id = fake.addFile('big.bin', big);
     await t.app.jobs.drain();
     const job = await startImport(t, who, { workspaceId: who.workspaceId, items: [{ id }] });
-    await t.app.jobs.drain();
-    const done = await importStatus(t, who, job.id);
+    const done = await settleImport(t, who, job.id);
     expect(done).toMatchObject({ status: 'succeeded', imported: 1, bytes: big.length });
     const assetId = done.items.items[0]!.asset_id!;
-    const download = await t.request({ method: 'GET', url: `/storage/download?key=${who.workspaceId}/digital_assets/${assetId}&workspaceId=${who.workspaceId}`, token: who.token });
-    expect(sha256(download.rawPayload)).toBe(sha256(big));
+    expect(sha256(await storedBytes(t, who, who.workspaceId, assetId))).toBe(sha256(big));
 
     const twenty = randomBytes(20 * 1024 * 1024);
     const asset = await serverUpload(t, who, { bytes: twenty, name: 'twenty.bin', type: 'application/octet-stream' });

@@ -1,88 +1,32 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AppConfig } from '../src/config.js';
-import type { DialectName } from '../src/db/dialects/types.js';
 import { oneDriveName } from '../src/drives/onedrive/items.js';
 import { STATE_TTL } from '../src/services/drive-auth-service.js';
-import { startTestApp, testConfig, type TestApp } from './helpers/app.js';
+import type { TestApp } from './helpers/app.js';
 import { expectError, makeFolder, makeTeam, type Team } from './helpers/catalog-factories.js';
 import { dialects } from './helpers/databases.js';
-import { authorize, bindingCookie, importStatus, type DriveItemJson, type ImportJson } from './helpers/drives.js';
-import type { FakeAccount } from './helpers/fake-oauth.js';
+import {
+  addArchive,
+  authorize,
+  driveHelpers,
+  expectNoSecrets,
+  listDrives,
+  ONEDRIVE,
+  settleImport,
+  sha256,
+  storedBytes,
+  tamperState,
+  type DriveItemJson,
+  type ImportJson,
+} from './helpers/drives.js';
 import { startFakeOneDrive, type FakeOneDrive } from './helpers/fake-onedrive.js';
 import { registerUser, type Account } from './helpers/factories.js';
 import { startS3Server, type S3Server } from './helpers/uploads.js';
 import { getAssetJson, listVersions, serverUpload } from './helpers/versions.js';
 
 /** OneDrive (drive-ext-3, Microsoft Graph) against test/helpers/fake-onedrive.ts, on every dialect. */
-const ONEDRIVE = 'drive-ext-3';
 const SCOPE = 'offline_access User.Read Files.ReadWrite';
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** An app with OneDrive pointed at the fake; every log line goes to `logs`, every answer (body, Location, Set-Cookie) to `answers`. */
-async function startOneDriveApp(
-  fake: FakeOneDrive,
-  options: { dialect: DialectName; config?: Partial<AppConfig>; logs?: string[]; answers?: string[] },
-): Promise<TestApp> {
-  const t = await startTestApp({
-    dialect: options.dialect,
-    logStream: options.logs ? { write: (line) => options.logs!.push(line) } : undefined,
-    config: {
-      drives: { google: null, dropbox: null, onedrive: fake.config },
-      logLevel: options.logs ? 'debug' : 'silent',
-      // Jobs run when a test drains them.
-      jobs: { ...testConfig().jobs, concurrency: 0 },
-      sessionTtl: 30 * 86_400,
-      ...options.config,
-    },
-  });
-  const request = t.request;
-  t.request = async (opts) => {
-    const res = await request(opts);
-    options.answers?.push(res.body, String(res.headers.location ?? ''), String(res.headers['set-cookie'] ?? ''));
-    return res;
-  };
-  return t;
-}
-
-async function startAuth(t: TestApp, who: Account, query = 'return_to=/library/drives'): Promise<{ url: URL; cookie: string }> {
-  const res = await t.request({ method: 'GET', url: `/${ONEDRIVE}/auth?${query}`, token: who.token });
-  expect(res.statusCode, res.body).toBe(200);
-  return { url: new URL(res.json<{ data: { url: string } }>().data.url), cookie: bindingCookie(res) };
-}
-
-async function connect(t: TestApp, fake: FakeOneDrive, who: Account, account?: FakeAccount): Promise<string> {
-  if (account) fake.oauth.account = account;
-  const { url, cookie } = await startAuth(t, who);
-  const res = await t.request({ method: 'GET', url: await authorize(url), headers: { cookie } });
-  expect(res.statusCode, res.body).toBe(302);
-  return String(res.headers.location);
-}
-
-async function listFiles(t: TestApp, who: Account, query = ''): Promise<{ folder: string | null; items: DriveItemJson[]; next_cursor: string | null }> {
-  const res = await t.request({ method: 'GET', url: `/${ONEDRIVE}/files${query ? `?${query}` : ''}`, token: who.token });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json<{ data: { folder: string | null; items: DriveItemJson[]; next_cursor: string | null } }>().data;
-}
-
-async function startImport(t: TestApp, who: Account, body: Record<string, unknown>): Promise<ImportJson> {
-  const res = await t.request({ method: 'POST', url: `/${ONEDRIVE}/import`, token: who.token, payload: body });
-  expect(res.statusCode, res.body).toBe(202);
-  return res.json<{ data: ImportJson }>().data;
-}
-
-async function listAll(t: TestApp, who: Account, query: string): Promise<{ pages: number; items: DriveItemJson[] }> {
-  const items: DriveItemJson[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const page = await listFiles(t, who, `${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    items.push(...page.items);
-    cursor = page.next_cursor;
-    pages += 1;
-  } while (cursor);
-  return { pages, items };
-}
+const { startDriveApp: startOneDriveApp, startAuth, connect, listFiles, listAll, startImport, connectionRow } = driveHelpers(ONEDRIVE);
 
 describe.each(dialects)('OneDrive (%s)', (dialect) => {
   let fake: FakeOneDrive;
@@ -106,14 +50,7 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
     await fake.close();
   });
 
-  const oneDriveOf = async (who: Account) => {
-    const res = await t.request({ method: 'GET', url: '/drives', token: who.token });
-    expect(res.statusCode, res.body).toBe(200);
-    const providers = res.json<{ data: { providers: { id: string; name: string; search: boolean; connection: Record<string, unknown> | null }[] } }>().data.providers;
-    return providers.find((p) => p.id === ONEDRIVE)!;
-  };
-  const connectionRow = (who: Account) =>
-    t.database.db.selectFrom('drive_connections').selectAll().where('user_id', '=', who.user.id).where('provider', '=', ONEDRIVE).executeTakeFirst();
+  const oneDriveOf = async (who: Account) => (await listDrives(t, who)).find((p) => p.id === ONEDRIVE)!;
 
   describe('connecting', () => {
     it('sends the browser to Microsoft with PKCE S256, offline_access and a signed state, and stores the connection', async () => {
@@ -146,7 +83,7 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
         scopes: SCOPE.split(' '),
         status: 'active',
       });
-      const row = (await connectionRow(who))!;
+      const row = (await connectionRow(t, who))!;
       expect(row.access_token).toMatch(/^v1\./);
       expect(row.refresh_token).toMatch(/^v1\./);
       for (const secret of fake.oauth.issued) {
@@ -161,10 +98,8 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
       const codes = fake.oauth.calls.code;
 
       const tampered = await startAuth(t, who);
-      const back = new URL(await authorize(tampered.url), 'http://x');
-      const state = back.searchParams.get('state')!;
-      back.searchParams.set('state', `${state.slice(0, -2)}${state.endsWith('AA') ? 'BB' : 'AA'}`);
-      let res = await t.request({ method: 'GET', url: `${back.pathname}${back.search}`, headers: { cookie: tampered.cookie } });
+      const back = tamperState(await authorize(tampered.url));
+      let res = await t.request({ method: 'GET', url: back, headers: { cookie: tampered.cookie } });
       expect(res.headers.location).toBe(invalid);
 
       const once = await startAuth(t, who);
@@ -186,7 +121,7 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
       const declined = await startAuth(t, stranger);
       res = await t.request({ method: 'GET', url: await authorize(declined.url), headers: { cookie: declined.cookie } });
       expect(res.headers.location).toBe(`/library/drives?error=access_denied&provider=${ONEDRIVE}`);
-      expect(await connectionRow(stranger)).toBeUndefined();
+      expect(await connectionRow(t, stranger)).toBeUndefined();
     });
   });
 
@@ -300,18 +235,18 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
       const who = await registerUser(t);
       await connect(t, fake, who);
       const refreshes = fake.oauth.calls.refresh;
-      const before = (await connectionRow(who))!.refresh_token;
+      const before = (await connectionRow(t, who))!.refresh_token;
       fake.oauth.expireAccessTokens();
       await listFiles(t, who);
       expect(fake.oauth.calls.refresh).toBe(refreshes + 1);
       // Microsoft rotates refresh tokens: the new one is stored (and the next refresh uses it).
-      expect((await connectionRow(who))!.refresh_token).not.toBe(before);
+      expect((await connectionRow(t, who))!.refresh_token).not.toBe(before);
       t.advanceClock(3600);
       const calls = fake.requests.length;
       await listFiles(t, who);
       expect(fake.oauth.calls.refresh).toBe(refreshes + 2);
       expect(fake.requests.length).toBe(calls + 1);
-      expect((await connectionRow(who))!.status).toBe('active');
+      expect((await connectionRow(t, who))!.status).toBe('active');
     });
 
     it('marks the connection when the refresh is refused, answers 409 DRIVE_REAUTH_REQUIRED until connected again', async () => {
@@ -406,18 +341,7 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
     beforeAll(async () => {
       await connect(t, fake, team.manager);
       // Archive/ (10 files and a notebook), Archive/2023/ (20), Archive/2023/Raw/ (15), Archive/2024/ (15): 60 files.
-      archive = fake.addFolder(`Archive ${randomBytes(3).toString('hex')}`);
-      const y2023 = fake.addFolder('2023', archive);
-      const raw = fake.addFolder('Raw', y2023);
-      const y2024 = fake.addFolder('2024', archive);
-      const add = (name: string, parent: string) => {
-        const bytes = randomBytes(64 + contents.size);
-        contents.set(fake.addFile(name, bytes, { parent }), bytes);
-      };
-      for (let i = 1; i <= 10; i++) add(`top ${i}.bin`, archive);
-      for (let i = 1; i <= 20; i++) add(`shot ${i}.bin`, y2023);
-      for (let i = 1; i <= 15; i++) add(`raw ${i}.dat`, raw);
-      for (let i = 1; i <= 15; i++) add(`plan ${i}.bin`, y2024);
+      archive = addArchive(fake, { top: 10, y2023: 20, raw: 15, y2024: 15 }, contents);
       fake.addNotebook('Meeting notes', archive);
       failing = [...contents.keys()][25]!;
       target = await makeFolder(t, team.manager, team.ws, { name: 'From OneDrive' });
@@ -435,8 +359,7 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
       );
       const queued = await startImport(t, team.manager, { workspaceId: team.ws, folder_id: target.id, items: [{ id: archive }] });
       expect(queued).toMatchObject({ provider: ONEDRIVE, status: 'queued', recursive: true });
-      await t.app.jobs.drain();
-      first = await importStatus(t, team.manager, queued.id);
+      first = await settleImport(t, team.manager, queued.id);
       expect(first).toMatchObject({ status: 'succeeded', total_files: 61, folders: 4, imported: 59, skipped: 1, failed: 1, pending: 0, error: null });
       expect(first.items.items.find((i) => i.status === 'failed')).toMatchObject({ file_id: failing, reason: 'provider_error', message: 'OneDrive: Access denied to this file.' });
       expect(first.items.items.find((i) => i.status === 'skipped')).toMatchObject({ name: 'Meeting notes', reason: 'unsupported' });
@@ -447,8 +370,7 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
       const item = first.items.items.find((i) => i.name === 'raw 7.dat')!;
       const asset = await getAssetJson(t, team.manager, item.asset_id!);
       expect(asset).toMatchObject({ file_name: 'raw 7.dat', file_size: contents.get(item.file_id)!.length });
-      const download = await t.request({ method: 'GET', url: `/storage/download?key=${team.ws}/digital_assets/${asset.id}&workspaceId=${team.ws}`, token: team.manager.token });
-      expect(sha256(download.rawPayload)).toBe(sha256(contents.get(item.file_id)!));
+      expect(sha256(await storedBytes(t, team.manager, team.ws, asset.id))).toBe(sha256(contents.get(item.file_id)!));
       const folders = await t.database.db.selectFrom('folders').select(['id', 'name', 'parent_id']).where('workspace_id', '=', team.ws).execute();
       const top = folders.find((f) => f.parent_id === target.id && f.name === fake.items.get(archive)!.name)!;
       const y2023 = folders.find((f) => f.parent_id === top.id && f.name === '2023')!;
@@ -464,8 +386,7 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
       const added = fake.addFile('late.bin', 'arrived later', { parent: archive });
       fake.failures.push(refuseFailing());
       const queued = await startImport(t, team.manager, { workspaceId: team.ws, folder_id: target.id, items: [{ id: archive }] });
-      await t.app.jobs.drain();
-      const again = await importStatus(t, team.manager, queued.id);
+      const again = await settleImport(t, team.manager, queued.id);
       expect(again).toMatchObject({ status: 'succeeded', total_files: 62, imported: 2, skipped: 59, failed: 1 });
       expect(again.items.items.filter((i) => i.reason === 'unchanged')).toHaveLength(58);
       expect(again.items.items.find((i) => i.file_id === renamed)).toMatchObject({ status: 'skipped', reason: 'unchanged' });
@@ -491,7 +412,7 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({ success: true, data: { provider: ONEDRIVE, revoked: false } });
     expect(fake.oauth.calls.revoke).toBe(0);
-    expect(await connectionRow(who)).toBeUndefined();
+    expect(await connectionRow(t, who)).toBeUndefined();
     expect((await oneDriveOf(who)).connection).toBeNull();
     expectError(await t.request({ method: 'GET', url: `/${ONEDRIVE}/files`, token: who.token }), 409, 'DRIVE_NOT_CONNECTED');
   });
@@ -514,15 +435,8 @@ describe.each(dialects)('OneDrive (%s)', (dialect) => {
   });
 
   it('never answers or logs a token, code or the client secret', () => {
-    expect(fake.oauth.issued.length).toBeGreaterThan(20);
-    const secrets = [...fake.oauth.issued, fake.oauth.clientSecret!];
+    expectNoSecrets(ONEDRIVE, fake.oauth, logs, answers);
     const logText = logs.join('\n');
-    const answerText = answers.join('\n');
-    expect(logText).toContain(`/${ONEDRIVE}/callback`);
-    for (const secret of secrets) {
-      expect(answerText.includes(secret), 'a token in an answer').toBe(false);
-      expect(logText.includes(secret), 'a token in the log').toBe(false);
-    }
     expect(logText).not.toMatch(/code_verifier|dam_drive_binding=[A-Za-z0-9_-]{10}|tempauth=/);
   });
 });
@@ -564,11 +478,9 @@ describe('OneDrive with the S3 store', () => {
     const id = fake.addFile('big.bin', big);
     await t.app.jobs.drain();
     const job = await startImport(t, who, { workspaceId: who.workspaceId, items: [{ id }] });
-    await t.app.jobs.drain();
-    const done = await importStatus(t, who, job.id);
+    const done = await settleImport(t, who, job.id);
     expect(done).toMatchObject({ status: 'succeeded', imported: 1, bytes: big.length });
-    const download = await t.request({ method: 'GET', url: `/storage/download?key=${who.workspaceId}/digital_assets/${done.items.items[0]!.asset_id}&workspaceId=${who.workspaceId}`, token: who.token });
-    expect(sha256(download.rawPayload)).toBe(sha256(big));
+    expect(sha256(await storedBytes(t, who, who.workspaceId, done.items.items[0]!.asset_id!))).toBe(sha256(big));
 
     const twenty = randomBytes(20 * 1024 * 1024);
     const asset = await serverUpload(t, who, { bytes: twenty, name: 'twenty.bin', type: 'application/octet-stream' });

@@ -9,11 +9,13 @@ export type FileType = (typeof FILE_TYPES)[number];
 export const ORIENTATIONS = ['landscape', 'portrait', 'square'] as const;
 export type Orientation = (typeof ORIENTATIONS)[number];
 
-/** Exact application/* subtypes that are archives (compressed or bundled files). */
-const ARCHIVES = new Set([
+/**
+ * Exact application/* subtypes of compressed archives and compressed streams: archives here, and stored rather than
+ * deflated in our ZIPs (src/zip/compression.ts).
+ */
+export const COMPRESSED_ARCHIVES = [
   'zip',
   'x-zip-compressed',
-  'x-tar',
   'gzip',
   'x-gzip',
   'x-bzip',
@@ -26,7 +28,10 @@ const ARCHIVES = new Set([
   'x-compress',
   'x-lzh-compressed',
   'java-archive',
-]);
+] as const;
+
+/** Exact application/* subtypes that are archives (compressed or bundled files): tar bundles without compressing. */
+const ARCHIVES = new Set<string>([...COMPRESSED_ARCHIVES, 'x-tar']);
 
 /** Exact application/* subtypes that are documents (office formats, PDF, structured text). */
 const DOCUMENTS = new Set([
@@ -45,19 +50,30 @@ const DOCUMENTS = new Set([
   'postscript',
 ]);
 
-/** Prefixes of application/* subtypes that are documents (OOXML and OpenDocument families). */
-const DOCUMENT_PREFIXES = ['vnd.openxmlformats-officedocument.', 'vnd.oasis.opendocument.'];
+/** Prefixes of application/* subtypes that are documents (OOXML and OpenDocument families, both ZIP-based). */
+export const DOCUMENT_PREFIXES = ['vnd.openxmlformats-officedocument.', 'vnd.oasis.opendocument.'] as const;
+
+/** A MIME type without parameters (`; charset=...`), trimmed and lower-cased; '' for none. */
+export function mimeEssence(mime: string | null | undefined): string {
+  return (mime ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** The type and subtype of a MIME type's essence; null without a type before the slash. */
+export function mimeParts(mime: string | null | undefined): { type: string; subtype: string } | null {
+  const essence = mimeEssence(mime);
+  const slash = essence.indexOf('/');
+  if (slash <= 0) return null;
+  return { type: essence.slice(0, slash), subtype: essence.slice(slash + 1) };
+}
 
 /**
  * MIME type -> file_type. Case and parameters (`; charset=...`) are ignored;
  * anything unrecognised or malformed is `other`.
  */
 export function fileTypeOf(mime: string | null | undefined): FileType {
-  const essence = (mime ?? '').split(';')[0]!.trim().toLowerCase();
-  const slash = essence.indexOf('/');
-  if (slash <= 0 || slash === essence.length - 1) return 'other';
-  const type = essence.slice(0, slash);
-  const subtype = essence.slice(slash + 1);
+  const parts = mimeParts(mime);
+  if (!parts || parts.subtype === '') return 'other';
+  const { type, subtype } = parts;
   switch (type) {
     case 'image':
     case 'video':
@@ -82,7 +98,7 @@ const SCRIPTS = /^(text|application)\/(x-)?(javascript(1\.[0-5])?|ecmascript|jsc
  * (XSLT can produce HTML) and JavaScript. Such files are only ever served as attachments.
  */
 export function isActiveContent(mime: string | null | undefined): boolean {
-  const essence = (mime ?? '').split(';')[0]!.trim().toLowerCase();
+  const essence = mimeEssence(mime);
   return essence === 'text/html' || essence === 'text/xml' || essence === 'application/xml' || essence.endsWith('+xml') || SCRIPTS.test(essence);
 }
 
@@ -91,7 +107,7 @@ export function isActiveContent(mime: string | null | undefined): boolean {
  * never active content whatever its top-level type (image/svg+xml).
  */
 export function rendersInline(mime: string | null | undefined): boolean {
-  const essence = (mime ?? '').split(';')[0]!.trim().toLowerCase();
+  const essence = mimeEssence(mime);
   return /^(image|audio|video)\/./.test(essence) && !isActiveContent(essence);
 }
 

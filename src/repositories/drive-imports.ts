@@ -119,14 +119,6 @@ export async function countItems(db: DB, importId: number, status?: DriveImportI
   return Number((await query.executeTakeFirstOrThrow()).n);
 }
 
-/** A live folder of the workspace under `parentId` (null: the top level) with exactly this name, the oldest first. */
-export async function findChildFolder(db: DB, workspaceId: number, parentId: number | null, name: string): Promise<number | undefined> {
-  let query = db.selectFrom('folders').select('id').where('workspace_id', '=', workspaceId).where('name', '=', name).where('deleted_at', 'is', null);
-  query = parentId === null ? query.where('parent_id', 'is', null) : query.where('parent_id', '=', parentId);
-  const row = await query.orderBy('id').limit(1).executeTakeFirst();
-  return row?.id;
-}
-
 export interface LinkKey {
   workspace_id: number;
   provider: string;

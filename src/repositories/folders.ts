@@ -67,6 +67,14 @@ export async function folderExistsInWorkspace(db: DB, workspaceId: number, id: n
   return row !== undefined;
 }
 
+/** A live folder of the workspace under `parentId` (null: the top level) with exactly this name, the oldest first. */
+export async function findChildFolder(db: DB, workspaceId: number, parentId: number | null, name: string): Promise<number | undefined> {
+  let query = db.selectFrom('folders').select('id').where('workspace_id', '=', workspaceId).where('name', '=', name).where('deleted_at', 'is', null);
+  query = parentId === null ? query.where('parent_id', 'is', null) : query.where('parent_id', '=', parentId);
+  const row = await query.orderBy('id').limit(1).executeTakeFirst();
+  return row?.id;
+}
+
 /** parentId: undefined = every folder of the workspace, null = top-level folders, n = children of folder n. */
 export async function listFolders(
   db: DB,

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
@@ -18,6 +18,7 @@ import * as versions from '../repositories/versions.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
 import { requireRole } from './access.js';
 import { ConversionCanceled, ConversionRefused, type ConversionResults, type ConversionSource } from './conversion-results.js';
+import { jobWorkDir } from './work-dir.js';
 
 /** How often a running conversion writes its progress and reads its status (a cancel made by another process). */
 export const WATCH_INTERVAL_MS = 1000;
@@ -71,7 +72,7 @@ export class ConversionRunner {
     watcher.unref();
     let work: string | undefined;
     try {
-      work = await this.workDir();
+      work = await jobWorkDir(this.ctx.config.dataDir, 'convert');
       const src = await this.source(c);
       const output = await this.convert(src, work, controller.signal, progress);
       if (controller.signal.aborted) throw new ConversionCanceled();
@@ -161,12 +162,6 @@ export class ConversionRunner {
     const args = ffmpegArgs(source, output, videoOutput(p), { start: p.start, duration: p.duration });
     await runFfmpeg(tools.ffmpeg, args, { timeoutMs: this.ctx.config.convert.timeoutMs, signal, progress });
     return output;
-  }
-
-  private async workDir(): Promise<string> {
-    const parent = path.join(this.ctx.config.dataDir, 'tmp', 'convert');
-    await mkdir(parent, { recursive: true });
-    return mkdtemp(path.join(parent, 'job-'));
   }
 }
 

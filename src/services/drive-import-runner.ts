@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
@@ -23,12 +21,12 @@ import * as assets from '../repositories/assets.js';
 import * as repo from '../repositories/drive-imports.js';
 import type * as connectionsRepo from '../repositories/drives.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
-import { findUserById } from '../repositories/users.js';
-import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
 import type { DriveConnections } from './drive-connections.js';
 import type { FolderService } from './folder-service.js';
+import { findOrCreateFolder, importRequester, importRoot } from './import-requests.js';
 import type { ServerUploadService } from './server-upload-service.js';
+import { tempFilePath } from './work-dir.js';
 import type { VersionService } from './version-service.js';
 
 /** A rate-limited or failing provider call is tried this often in all before the item (or the job) gives up. */
@@ -134,18 +132,10 @@ export class DriveImportRunner {
 
   private async prepare(imp: repo.DriveImportRecord): Promise<Run> {
     const { db } = this.ctx;
-    const user = imp.requested_by === null ? undefined : await findUserById(db, imp.requested_by);
-    if (!user) throw new PermanentJobError('The account that asked for this import no longer exists');
-    try {
-      await requireRole(db, imp.workspace_id, user.id, 'manager');
-    } catch (err) {
-      if (err instanceof AppError) throw new PermanentJobError(`${imp.requested_by_name} may no longer add files to this workspace`);
-      throw err;
-    }
-    const caller: Caller = { id: user.id, email: user.email, name: user.name, isInstanceAdmin: false, sessionId: '' };
+    const caller = await importRequester(db, imp);
     const provider = this.connections.provider(imp.provider as DriveProviderId);
-    const conn = await this.currentConnection(imp, provider, user.id);
-    const root = imp.folder_id !== null && (await folderExistsInWorkspace(db, imp.workspace_id, imp.folder_id)) ? imp.folder_id : null;
+    const conn = await this.currentConnection(imp, provider, caller.id);
+    const root = await importRoot(db, imp);
     return { imp, caller, provider, conn, root, folders: new Map(), live: new Map() };
   }
 
@@ -244,8 +234,7 @@ export class DriveImportRunner {
     const key = `${parent ?? ''}/${name}`;
     const known = run.folders.get(key);
     if (known !== undefined) return known;
-    const ws = run.imp.workspace_id;
-    const id = (await repo.findChildFolder(this.ctx.db, ws, parent, name)) ?? (await this.folderService.create(run.caller, { workspace_id: ws, name, parent_id: parent })).id;
+    const id = await findOrCreateFolder(this.ctx.db, this.folderService, run.caller, run.imp.workspace_id, parent, name);
     run.folders.set(key, id);
     return id;
   }
@@ -278,9 +267,7 @@ export class DriveImportRunner {
       return finish({ status: 'skipped', reason: 'unchanged', message: 'Imported into this folder before, unchanged since', asset_id: existing.id });
     }
 
-    const dir = path.join(this.ctx.config.dataDir, 'tmp');
-    await mkdir(dir, { recursive: true });
-    const file = path.join(dir, `drive-${randomUUID()}`);
+    const file = await tempFilePath(this.ctx.config.dataDir, 'drive');
     try {
       let download: { mimeType: string; fileName: string; size: number };
       try {

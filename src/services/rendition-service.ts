@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
@@ -11,8 +11,9 @@ import { RENDITION_MIME, renderImage, UnreadableMedia, type RenderedImage } from
 import { TEXT_PREVIEW_BYTES, textPreviewSvg } from '../media/text-preview.js';
 import { executable } from '../media/tools.js';
 import * as versions from '../repositories/versions.js';
-import { renditionKey } from '../storage/keys.js';
 import type { ObjectStore } from '../storage/object-store.js';
+import { keepRendition } from './rendition-store.js';
+import { jobWorkDir } from './work-dir.js';
 
 type Plan =
   | { kind: 'image' }
@@ -51,7 +52,7 @@ export class RenditionService {
       await versions.setPreviewStatus(this.ctx.db, version.id, 'unavailable', plan.reason);
       return;
     }
-    const work = await this.workDir();
+    const work = await jobWorkDir(this.ctx.config.dataDir, 'renditions');
     try {
       const rendered = await this.render(plan, version, work);
       for (const r of rendered) {
@@ -166,34 +167,19 @@ export class RenditionService {
     return Buffer.concat(chunks).subarray(0, size);
   }
 
-  /** Stores one rendition and records it; false when the version went meanwhile (its object is removed again). */
+  /** Stores one rendition (written to `work` first) and records it; false when the version went meanwhile. */
   private async keep(version: versions.VersionRecord, r: RenderedImage, work: string): Promise<boolean> {
-    const key = renditionKey(version.workspace_id, version.asset_id, version.id, `${r.kind}.webp`);
-    const file = path.join(work, `${r.kind}.webp`);
+    const name = `${r.kind}.webp`;
+    const file = path.join(work, name);
     await writeFile(file, r.data);
-    await this.store.putFile(key, file, RENDITION_MIME);
-    try {
-      await versions.upsertRendition(this.ctx.db, {
-        version_id: version.id,
-        kind: r.kind,
-        storage_key: key,
-        mime_type: RENDITION_MIME,
-        width: r.width,
-        height: r.height,
-        file_size: r.data.length,
-      });
-      return true;
-    } catch (err) {
-      // Without a row, no trigger would ever queue this object for deletion.
-      if (await versions.findVersion(this.ctx.db, version.id)) throw err;
-      await this.store.delete(key);
-      return false;
-    }
-  }
-
-  private async workDir(): Promise<string> {
-    const parent = path.join(this.ctx.config.dataDir, 'tmp', 'renditions');
-    await mkdir(parent, { recursive: true });
-    return mkdtemp(path.join(parent, 'job-'));
+    return keepRendition(this.ctx.db, this.store, version, {
+      kind: r.kind,
+      name,
+      file,
+      mime_type: RENDITION_MIME,
+      width: r.width,
+      height: r.height,
+      file_size: r.data.length,
+    });
   }
 }

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
@@ -8,8 +8,9 @@ import { locateFfmpegTools } from '../media/ffmpeg.js';
 import { UnreadableMedia } from '../media/renditions.js';
 import { ffmpegArgs, isWebPlayable, PREVIEW_BOX, probeMedia, runFfmpeg } from '../media/transcode.js';
 import * as versions from '../repositories/versions.js';
-import { renditionKey } from '../storage/keys.js';
 import type { ObjectStore } from '../storage/object-store.js';
+import { keepRendition } from './rendition-store.js';
+import { jobWorkDir } from './work-dir.js';
 
 const VIDEO_MIME = 'video/mp4';
 
@@ -38,7 +39,7 @@ export class VideoPreviewService {
     this.tools ??= locateFfmpegTools(this.ctx.config.ffmpegPath);
     const tools = await this.tools;
     if (!tools) return set('unavailable', 'ffmpeg is not installed (install it or set FFMPEG_PATH): videos play from their file only');
-    const work = await this.workDir();
+    const work = await jobWorkDir(this.ctx.config.dataDir, 'video-previews');
     try {
       const source = path.join(work, 'source');
       const body = await this.store.read(version.storage_key);
@@ -50,7 +51,17 @@ export class VideoPreviewService {
       const args = ffmpegArgs(source, output, { format: 'mp4', size: { box: PREVIEW_BOX }, bitrateKbps: null, audio: true }, { start: 0, duration: null });
       await runFfmpeg(tools.ffmpeg, args, { timeoutMs: this.ctx.config.convert.timeoutMs });
       const made = await probeMedia(tools.ffprobe, output);
-      if (!(await this.keep(version, output, made.video ?? { width: 0, height: 0 }))) return;
+      const size = made.video ?? { width: 0, height: 0 };
+      const kept = await keepRendition(this.ctx.db, this.store, version, {
+        kind: 'video',
+        name: 'video.mp4',
+        file: output,
+        mime_type: VIDEO_MIME,
+        width: size.width,
+        height: size.height,
+        file_size: (await stat(output)).size,
+      });
+      if (!kept) return;
       await set('ready', null);
     } catch (err) {
       if (!(err instanceof UnreadableMedia)) throw err;
@@ -65,32 +76,4 @@ export class VideoPreviewService {
     await versions.setVideoPreviewStatus(this.ctx.db, versionId, 'failed', error.slice(0, 1000));
   }
 
-  /** Stores the rendition and records it; false when the version went meanwhile (its object is removed again). */
-  private async keep(version: versions.VersionRecord, file: string, size: { width: number; height: number }): Promise<boolean> {
-    const key = renditionKey(version.workspace_id, version.asset_id, version.id, 'video.mp4');
-    await this.store.putFile(key, file, VIDEO_MIME);
-    try {
-      await versions.upsertRendition(this.ctx.db, {
-        version_id: version.id,
-        kind: 'video',
-        storage_key: key,
-        mime_type: VIDEO_MIME,
-        width: size.width,
-        height: size.height,
-        file_size: (await stat(file)).size,
-      });
-      return true;
-    } catch (err) {
-      // Without a row, no trigger would ever queue this object for deletion.
-      if (await versions.findVersion(this.ctx.db, version.id)) throw err;
-      await this.store.delete(key);
-      return false;
-    }
-  }
-
-  private async workDir(): Promise<string> {
-    const parent = path.join(this.ctx.config.dataDir, 'tmp', 'video-previews');
-    await mkdir(parent, { recursive: true });
-    return mkdtemp(path.join(parent, 'job-'));
-  }
 }

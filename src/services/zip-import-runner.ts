@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type yauzl from 'yauzl';
@@ -11,16 +9,15 @@ import type { ZipEntryOutcome } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { PermanentJobError } from '../jobs/types.js';
 import * as assets from '../repositories/assets.js';
-import { folderExistsInWorkspace } from '../repositories/folders.js';
-import { findUserById } from '../repositories/users.js';
 import * as repo from '../repositories/zip-imports.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { sanitizeSegment } from '../zip/entry-names.js';
 import { ZipArchive, ZipInvalidError, ZipLimitError, type ZipEntryInfo } from '../zip/zip-reader.js';
-import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
 import type { FolderService } from './folder-service.js';
+import { findOrCreateFolder, importRequester, importRoot } from './import-requests.js';
 import type { ServerUploadService } from './server-upload-service.js';
+import { tempFilePath } from './work-dir.js';
 
 /** The error of an attempt that failed on the way (the store, the database): the job is retried. */
 const TRANSIENT = 'Reading the archive or storing a file failed; the import is retried';
@@ -74,13 +71,12 @@ export class ZipImportRunner {
     if (!imp || imp.status === 'succeeded' || imp.status === 'failed') return;
     await repo.updateImport(db, importId, { status: 'running' }, this.ctx.now());
     try {
-      const caller = await this.requester(imp);
+      const caller = await importRequester(db, imp);
       const source = imp.source_asset_id === null ? undefined : await assets.findAsset(db, imp.source_asset_id);
       if (!source || !assets.inCatalog(source) || !source.storage_key) throw new PermanentJobError('The archive was deleted before it was imported');
       const archive = await ZipArchive.open(this.store, source.storage_key, source.file_size);
       try {
-        // A folder deleted or trashed since the request: the top level (nothing may be put into the trash).
-        const root = imp.folder_id !== null && (await folderExistsInWorkspace(db, imp.workspace_id, imp.folder_id)) ? imp.folder_id : null;
+        const root = await importRoot(db, imp);
         const run: Run = { imp, caller, archive, root, bytes: imp.bytes_written, folders: new Map([['', root]]) };
         await repo.updateImport(db, importId, { total_entries: archive.entryCount }, this.ctx.now());
         const recorded = await repo.recordedEntries(db, importId);
@@ -122,19 +118,6 @@ export class ZipImportRunner {
     await repo.updateImport(this.ctx.db, importId, { status: 'failed', error: reason }, this.ctx.now());
   }
 
-  /** The requester, still a manager or admin of the workspace; otherwise the import fails. */
-  private async requester(imp: repo.ZipImportRecord): Promise<Caller> {
-    const user = imp.requested_by === null ? undefined : await findUserById(this.ctx.db, imp.requested_by);
-    if (!user) throw new PermanentJobError('The account that asked for this import no longer exists');
-    try {
-      await requireRole(this.ctx.db, imp.workspace_id, user.id, 'manager');
-    } catch (err) {
-      if (err instanceof AppError) throw new PermanentJobError(`${imp.requested_by_name} may no longer add files to this workspace`);
-      throw err;
-    }
-    return { id: user.id, email: user.email, name: user.name, isInstanceAdmin: false, sessionId: '' };
-  }
-
   private async importEntry(run: Run, info: ZipEntryInfo, entry: yauzl.Entry): Promise<Outcome> {
     if (info.problem) return { outcome: 'skipped', reason: info.problem, message: PROBLEM_MESSAGES[info.problem] };
     const segments = info.name.split('/').filter((s) => s !== '');
@@ -148,9 +131,7 @@ export class ZipImportRunner {
     }
     const folderId = await this.folder(run, segments.slice(0, -1));
     const fileName = sanitizeSegment(segments[segments.length - 1] ?? '');
-    const dir = path.join(this.ctx.config.dataDir, 'tmp');
-    await mkdir(dir, { recursive: true });
-    const file = path.join(dir, `zip-${randomUUID()}`);
+    const file = await tempFilePath(this.ctx.config.dataDir, 'zip');
     try {
       let written = 0;
       const counter = new Transform({
@@ -204,9 +185,7 @@ export class ZipImportRunner {
         parent = known;
         continue;
       }
-      const ws = run.imp.workspace_id;
-      const existing = await repo.findChildFolder(this.ctx.db, ws, parent, name);
-      const id = existing ?? (await this.folderService.create(run.caller, { workspace_id: ws, name, parent_id: parent })).id;
+      const id = await findOrCreateFolder(this.ctx.db, this.folderService, run.caller, run.imp.workspace_id, parent, name);
       run.folders.set(key, id);
       parent = id;
     }

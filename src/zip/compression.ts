@@ -1,3 +1,5 @@
+import { COMPRESSED_ARCHIVES, DOCUMENT_PREFIXES, mimeParts } from '../domain/file-types.js';
+
 /**
  * Which entries of our archives are stored and which deflated (issue #14). Deflating bytes that
  * are already compressed costs a core for a gain of a percent or two (often a loss), and would
@@ -13,21 +15,8 @@
 
 const STORED_IMAGES = new Set(['jpeg', 'pjpeg', 'png', 'apng', 'gif', 'webp', 'heic', 'heif', 'heic-sequence', 'heif-sequence', 'avif', 'jxl', 'jp2', 'jpx']);
 const UNCOMPRESSED_AUDIO = new Set(['wav', 'x-wav', 'wave', 'vnd.wave', 'aiff', 'x-aiff', 'l16', 'l24']);
-const STORED_APPLICATIONS = new Set([
-  'zip',
-  'x-zip-compressed',
-  'gzip',
-  'x-gzip',
-  'x-bzip',
-  'x-bzip2',
-  'x-xz',
-  'zstd',
-  'x-7z-compressed',
-  'x-rar-compressed',
-  'vnd.rar',
-  'x-compress',
-  'x-lzh-compressed',
-  'java-archive',
+const STORED_APPLICATIONS = new Set<string>([
+  ...COMPRESSED_ARCHIVES,
   'vnd.android.package-archive',
   'epub+zip',
   'vnd.apple.pages',
@@ -35,15 +24,12 @@ const STORED_APPLICATIONS = new Set([
   'vnd.apple.keynote',
   'pdf',
 ]);
-const STORED_APPLICATION_PREFIXES = ['vnd.openxmlformats-officedocument.', 'vnd.oasis.opendocument.'];
 
 /** True when an entry of this MIME type is stored (method 0) rather than deflated. */
 export function isStoredType(mime: string | null | undefined): boolean {
-  const essence = (mime ?? '').split(';')[0]!.trim().toLowerCase();
-  const slash = essence.indexOf('/');
-  if (slash <= 0) return false;
-  const type = essence.slice(0, slash);
-  const subtype = essence.slice(slash + 1);
+  const parts = mimeParts(mime);
+  if (!parts) return false;
+  const { type, subtype } = parts;
   switch (type) {
     case 'image':
       return STORED_IMAGES.has(subtype);
@@ -52,7 +38,7 @@ export function isStoredType(mime: string | null | undefined): boolean {
     case 'audio':
       return !UNCOMPRESSED_AUDIO.has(subtype);
     case 'application':
-      return STORED_APPLICATIONS.has(subtype) || STORED_APPLICATION_PREFIXES.some((p) => subtype.startsWith(p)) || subtype.endsWith('+zip');
+      return STORED_APPLICATIONS.has(subtype) || DOCUMENT_PREFIXES.some((p) => subtype.startsWith(p)) || subtype.endsWith('+zip');
     default:
       return false;
   }

@@ -1,6 +1,8 @@
 import type { DrivesConfig } from '../../config.js';
 import { OAuthClient } from '../oauth.js';
-import type { DriveAccount, DriveDownload, DriveItem, DriveListing, DriveModule, DriveProvider, DriveTokens, DriveUploadSource, ListRequest } from '../types.js';
+import { OAuthDriveProvider } from '../oauth-provider.js';
+import { contentLength, exportFileName, readAll } from '../transfer.js';
+import type { DriveAccount, DriveDownload, DriveItem, DriveListing, DriveModule, DriveUploadSource, ListRequest } from '../types.js';
 import { DriveAuthExpired, DriveBadInput, DriveProviderError } from '../types.js';
 import { checkId, safeName, sortPage, toDriveItem, type DropboxMetadata } from './files.js';
 import { DropboxHttp } from './http.js';
@@ -13,6 +15,7 @@ type DropboxConfig = NonNullable<DrivesConfig['dropbox']>;
  * downloading and uploading. They must be ticked in the App Console too; Dropbox grants at most those.
  */
 const SCOPES = ['account_info.read', 'files.metadata.read', 'files.content.read', 'files.content.write'];
+const NAME = 'Dropbox';
 /**
  * Files up to this size go in one files/upload request, larger ones through an upload session. Dropbox takes up
  * to 150 MiB in one request, but such a request cannot be resumed and would have to be held in memory or sent
@@ -51,16 +54,15 @@ interface Account {
  * rotate it). Items are addressed by id (`id:...`); listings are list_folder and list_folder/continue, name
  * searches search_v2 and search/continue_v2, their cursors the page tokens.
  */
-export class DropboxProvider implements DriveProvider {
+export class DropboxProvider extends OAuthDriveProvider {
   readonly id = 'drive-ext-2' as const;
-  readonly name = 'Dropbox';
+  readonly name = NAME;
   readonly supportsSearch = true;
   readonly simpleUploadLimit = SIMPLE_UPLOAD_LIMIT;
-  private readonly oauth: OAuthClient;
   private readonly http: DropboxHttp;
 
   constructor(config: DropboxConfig) {
-    this.oauth = new OAuthClient({
+    super(new OAuthClient({
       // Dropbox sends no `iss` with the authorization response; this is only compared if it ever does.
       issuer: 'https://www.dropbox.com',
       authorizationEndpoint: `${config.authorizeUrl}/oauth2/authorize`,
@@ -70,21 +72,9 @@ export class DropboxProvider implements DriveProvider {
       scopes: SCOPES,
       // offline: a long-lived refresh token besides the 4-hour access token.
       authorizeParams: { token_access_type: 'offline' },
-      providerName: this.name,
-    });
+      providerName: NAME,
+    }));
     this.http = new DropboxHttp(config.apiUrl, config.contentUrl);
-  }
-
-  authorizationUrl(params: { state: string; codeChallenge: string; redirectUri: string }): string {
-    return this.oauth.authorizationUrl(params);
-  }
-
-  exchangeCode(params: { code: string; iss: string | undefined; codeVerifier: string; redirectUri: string }): Promise<DriveTokens> {
-    return this.oauth.exchangeCode(params);
-  }
-
-  refresh(refreshToken: string): Promise<DriveTokens> {
-    return this.oauth.refresh(refreshToken);
   }
 
   /**
@@ -137,13 +127,12 @@ export class DropboxProvider implements DriveProvider {
         stream: body,
         mimeType: item.exportAs.mimeType,
         size: typeof size === 'number' ? size : null,
-        fileName: `${item.name.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.${item.exportAs.extension}`,
+        fileName: exportFileName(item.name, item.exportAs),
       };
     }
     // Dropbox answers application/octet-stream for everything: the type follows from the name.
     const { result, body, headers } = await this.http.download<DropboxMetadata>(accessToken, 'files/download', { path });
-    const length = headers.get('content-encoding') ? null : headers.get('content-length');
-    const size = typeof result.size === 'number' ? result.size : length !== null && /^\d{1,16}$/.test(length) ? Number(length) : null;
+    const size = typeof result.size === 'number' ? result.size : contentLength(headers);
     return { stream: body, mimeType: item.mimeType ?? 'application/octet-stream', size, fileName: result.name || item.name };
   }
 
@@ -152,10 +141,7 @@ export class DropboxProvider implements DriveProvider {
     const parent = folder === null ? '' : await this.folderPath(accessToken, checkId(folder, 'folder'));
     const commit: Commit = { path: `${parent}/${safeName(source.name)}`, mode: 'add', autorename: true, mute: false, strict_conflict: false };
     if (source.size > this.simpleUploadLimit) return toDriveItem({ ...(await sessionUpload(this.http, accessToken, source, commit)), '.tag': 'file' });
-    const stream = await source.open();
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
-    const created = await this.http.upload<DropboxMetadata>(accessToken, 'files/upload', commit, Buffer.concat(chunks));
+    const created = await this.http.upload<DropboxMetadata>(accessToken, 'files/upload', commit, await readAll(await source.open()));
     return toDriveItem({ ...created, '.tag': 'file' });
   }
 

@@ -1,3 +1,4 @@
+import { readRange } from '../transfer.js';
 import { DriveProviderError, DriveRateLimited, type DriveUploadSource } from '../types.js';
 import { DropboxEndpointError } from './errors.js';
 import type { DropboxMetadata } from './files.js';
@@ -22,12 +23,9 @@ export interface Commit {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Bytes [start, end) of the source; one chunk in memory, so a failed request can be sent again. */
-async function readRange(source: DriveUploadSource, start: number, end: number): Promise<Buffer> {
+async function readChunk(source: DriveUploadSource, start: number, end: number): Promise<Buffer> {
   if (end <= start) return Buffer.alloc(0);
-  const stream = await source.open({ start, end: end - 1 });
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  return readRange(source, start, end - 1);
 }
 
 /**
@@ -59,7 +57,7 @@ export async function sessionUpload(http: DropboxHttp, token: string, source: Dr
   let failures = 0;
   for (;;) {
     const end = Math.min(offset + CHUNK_BYTES, source.size);
-    const chunk = await readRange(source, offset, end);
+    const chunk = await readChunk(source, offset, end);
     try {
       if (sessionId === null) {
         // A failed start leaves no session worth resuming: the next attempt starts a new one.

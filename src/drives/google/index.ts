@@ -1,7 +1,9 @@
 import { drive } from '@googleapis/drive';
 import type { DriveOAuthClientConfig } from '../../config.js';
 import { OAuthClient } from '../oauth.js';
-import type { DriveAccount, DriveDownload, DriveItem, DriveListing, DriveModule, DriveProvider, DriveTokens, DriveUploadSource, ListRequest } from '../types.js';
+import { OAuthDriveProvider } from '../oauth-provider.js';
+import { contentLength, exportFileName } from '../transfer.js';
+import type { DriveAccount, DriveDownload, DriveItem, DriveListing, DriveModule, DriveUploadSource, ListRequest } from '../types.js';
 import { DriveProviderError } from '../types.js';
 import { sdkFailure } from './errors.js';
 import { checkFileId, FILE_FIELDS, listQuery, toDriveItem } from './files.js';
@@ -12,6 +14,7 @@ import { resumableUpload } from './resumable-upload.js';
  * user's existing library, and `drive.readonly` cannot upload; `drive` is the one scope that does both.
  */
 const SCOPES = ['https://www.googleapis.com/auth/drive'];
+const NAME = 'Google Drive';
 /** Drive's limit for single-request (media/multipart) uploads; larger files go through the resumable API. */
 const SIMPLE_UPLOAD_LIMIT = 5 * 1024 * 1024;
 /** Metadata calls; media streams have no overall timeout (a large file takes long), the caller watches for stalls. */
@@ -23,16 +26,15 @@ const METADATA_TIMEOUT_MS = 30_000;
  * prefix included, which a client-wide rootUrl would drop) and the bearer token, and `retry: false`
  * (imports retry on their own, with Retry-After). Resumable uploads use fetch (resumable-upload.ts).
  */
-export class GoogleDriveProvider implements DriveProvider {
+export class GoogleDriveProvider extends OAuthDriveProvider {
   readonly id = 'drive-ext-1' as const;
-  readonly name = 'Google Drive';
+  readonly name = NAME;
   readonly supportsSearch = true;
   readonly simpleUploadLimit = SIMPLE_UPLOAD_LIMIT;
-  private readonly oauth: OAuthClient;
   private readonly sdk = drive({ version: 'v3' });
 
   constructor(private readonly config: DriveOAuthClientConfig) {
-    this.oauth = new OAuthClient({
+    super(new OAuthClient({
       issuer: 'https://accounts.google.com',
       authorizationEndpoint: `${config.authorizeUrl}/o/oauth2/v2/auth`,
       tokenEndpoint: `${config.tokenUrl}/token`,
@@ -42,20 +44,8 @@ export class GoogleDriveProvider implements DriveProvider {
       scopes: SCOPES,
       // offline: a refresh token; consent: Google issues a refresh token only on a consent, also when reconnecting.
       authorizeParams: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
-      providerName: this.name,
-    });
-  }
-
-  authorizationUrl(params: { state: string; codeChallenge: string; redirectUri: string }): string {
-    return this.oauth.authorizationUrl(params);
-  }
-
-  exchangeCode(params: { code: string; iss: string | undefined; codeVerifier: string; redirectUri: string }): Promise<DriveTokens> {
-    return this.oauth.exchangeCode(params);
-  }
-
-  refresh(refreshToken: string): Promise<DriveTokens> {
-    return this.oauth.refresh(refreshToken);
+      providerName: NAME,
+    }));
   }
 
   /** Google revokes the whole grant, refresh and access tokens together, given either. */
@@ -101,14 +91,12 @@ export class GoogleDriveProvider implements DriveProvider {
       ? await this.call(() => this.sdk.files.export({ fileId, mimeType: item.exportAs!.mimeType }, stream))
       : await this.call(() => this.sdk.files.get({ fileId, alt: 'media' }, stream));
     const headers = res.headers as unknown as Headers;
-    // The SDK asks for gzip and the fetch underneath inflates it: a Content-Length would then be the compressed size.
-    const length = headers.get('content-encoding') ? null : headers.get('content-length');
-    const name = item.exportAs ? `${item.name.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.${item.exportAs.extension}` : item.name;
     return {
       stream: res.data,
       mimeType: item.exportAs?.mimeType ?? headers.get('content-type') ?? item.mimeType ?? 'application/octet-stream',
-      size: length !== null && /^\d{1,16}$/.test(length) ? Number(length) : null,
-      fileName: name,
+      // The SDK asks for gzip and the fetch underneath inflates it: a Content-Length would then be the compressed size.
+      size: contentLength(headers),
+      fileName: item.exportAs ? exportFileName(item.name, item.exportAs) : item.name,
     };
   }
 

@@ -1,4 +1,5 @@
 import type { drive_v3 } from '@googleapis/drive';
+import { readRange } from '../transfer.js';
 import type { DriveUploadSource } from '../types.js';
 import { DriveProviderError } from '../types.js';
 import { googleFailure } from './errors.js';
@@ -8,13 +9,6 @@ export const CHUNK_BYTES = 8 * 1024 * 1024;
 /** Failed chunks (a 5xx or a dropped connection) are resumed from what Drive has, at most this often in a row. */
 const MAX_RESUMES = 5;
 const TIMEOUT_MS = 120_000;
-
-async function readRange(source: DriveUploadSource, start: number, end: number): Promise<Buffer> {
-  const stream = await source.open({ start, end });
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 /** `Range: bytes=0-524287` of a 308: the next byte to send (0 when Drive has nothing yet). */
 function nextOffset(res: Response): number {

@@ -2,7 +2,9 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { DriveOAuthClientConfig } from '../../config.js';
 import { OAuthClient } from '../oauth.js';
-import type { DriveAccount, DriveDownload, DriveItem, DriveListing, DriveModule, DriveProvider, DriveTokens, DriveUploadSource, ListRequest } from '../types.js';
+import { OAuthDriveProvider } from '../oauth-provider.js';
+import { contentLength, readAll } from '../transfer.js';
+import type { DriveAccount, DriveDownload, DriveItem, DriveListing, DriveModule, DriveUploadSource, ListRequest } from '../types.js';
 import { DriveProviderError } from '../types.js';
 import { failureOf, GraphApi, send } from './graph.js';
 import { checkItemId, ITEM_SELECT, itemPath, nameSegment, oneDriveName, searchLiteral, toDriveItem, type GraphItem } from './items.js';
@@ -14,6 +16,7 @@ import { sessionUpload } from './upload-session.js';
  * work accounts every SharePoint library the user can reach): shared items are not imported anyway.
  */
 const SCOPES = ['offline_access', 'User.Read', 'Files.ReadWrite'];
+const NAME = 'OneDrive';
 /** Graph's documented limit of the simple upload (PUT .../content); larger files go through an upload session. */
 const SIMPLE_UPLOAD_LIMIT = 4 * 1024 * 1024;
 /** Items per page Graph answers at most for a listing ($top). */
@@ -21,28 +24,20 @@ const MAX_PAGE = 1000;
 /** Until the download's headers arrive (the pre-authenticated URL included); the bytes may take longer. */
 const DOWNLOAD_HEADERS_TIMEOUT_MS = 60_000;
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /**
  * OneDrive (drive-ext-3) through Microsoft Graph v1.0 with fetch (graph.ts says why not the Graph SDK) and
  * the Microsoft identity platform's v2.0 endpoints for OAuth (the tenant, `common` by default, is the path
  * prefix of the configured authorize and token URLs). Personal and work or school accounts alike.
  */
-export class OneDriveProvider implements DriveProvider {
+export class OneDriveProvider extends OAuthDriveProvider {
   readonly id = 'drive-ext-3' as const;
-  readonly name = 'OneDrive';
+  readonly name = NAME;
   readonly supportsSearch = true;
   readonly simpleUploadLimit = SIMPLE_UPLOAD_LIMIT;
-  private readonly oauth: OAuthClient;
   private readonly graph: GraphApi;
 
   constructor(config: DriveOAuthClientConfig) {
-    this.graph = new GraphApi(config.apiUrl);
-    this.oauth = new OAuthClient({
+    super(new OAuthClient({
       // Microsoft sends no `iss` with the authorization response (and with `common` the token's issuer is the
       // user's tenant): this value is only compared with an `iss` that would come.
       issuer: `${config.authorizeUrl}/v2.0`,
@@ -54,20 +49,9 @@ export class OneDriveProvider implements DriveProvider {
       authorizeParams: { response_mode: 'query' },
       // The v2.0 token endpoint wants the scopes with a refresh too (the refreshed token is for those).
       tokenParams: { scope: SCOPES.join(' ') },
-      providerName: this.name,
-    });
-  }
-
-  authorizationUrl(params: { state: string; codeChallenge: string; redirectUri: string }): string {
-    return this.oauth.authorizationUrl(params);
-  }
-
-  exchangeCode(params: { code: string; iss: string | undefined; codeVerifier: string; redirectUri: string }): Promise<DriveTokens> {
-    return this.oauth.exchangeCode(params);
-  }
-
-  refresh(refreshToken: string): Promise<DriveTokens> {
-    return this.oauth.refresh(refreshToken);
+      providerName: NAME,
+    }));
+    this.graph = new GraphApi(config.apiUrl);
   }
 
   /**
@@ -140,11 +124,10 @@ export class OneDriveProvider implements DriveProvider {
       if (res.status >= 300) throw await failureOf(res, false);
     }
     if (!res.body) throw new DriveProviderError('OneDrive answered the download without a body', res.status);
-    const length = res.headers.get('content-encoding') ? null : res.headers.get('content-length');
     return {
       stream: Readable.fromWeb(res.body as WebReadableStream<Uint8Array>),
       mimeType: item.mimeType ?? res.headers.get('content-type') ?? 'application/octet-stream',
-      size: length !== null && /^\d{1,16}$/.test(length) ? Number(length) : null,
+      size: contentLength(res.headers),
       fileName: item.name,
     };
   }

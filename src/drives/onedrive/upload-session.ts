@@ -1,3 +1,4 @@
+import { readRange } from '../transfer.js';
 import type { DriveUploadSource } from '../types.js';
 import { DriveProviderError } from '../types.js';
 import { failureOf, send, type GraphApi } from './graph.js';
@@ -11,13 +12,6 @@ export const FRAGMENT_BYTES = 32 * 320 * 1024;
 /** Failed fragments (a 5xx or a dropped connection) are resumed from what OneDrive has, at most this often in a row. */
 const MAX_RESUMES = 5;
 const FRAGMENT_TIMEOUT_MS = 120_000;
-
-async function readRange(source: DriveUploadSource, start: number, end: number): Promise<Buffer> {
-  const stream = await source.open({ start, end });
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 /** The first byte OneDrive still expects (`nextExpectedRanges: ["26-"]` or `["26-99", ...]`), or null. */
 function nextExpected(body: unknown, size: number): number | null {
