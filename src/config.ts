@@ -142,6 +142,8 @@ export interface SharesConfig {
   readonly linkRateLimit: number;
   /** Seconds a share-access token from POST /shared/public/:key/unlock stays valid (DAM_SHARE_TOKEN_TTL). */
   readonly tokenTtl: number;
+  /** Days a link's access log keeps each entry (DAM_SHARE_LOG_DAYS); 0 keeps them while the link exists. */
+  readonly logDays: number;
 }
 
 export interface AppAssociationConfig {
@@ -518,6 +520,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       rateLimit: intVar(env, 'DAM_SHARE_RATE_LIMIT', 300, 1),
       linkRateLimit: intVar(env, 'DAM_SHARE_LINK_RATE_LIMIT', 1200, 1),
       tokenTtl: intVar(env, 'DAM_SHARE_TOKEN_TTL', 3600, 60, 7 * 24 * 3600),
+      logDays: intVar(env, 'DAM_SHARE_LOG_DAYS', 365, 0, 36_500),
     }),
     zip: Object.freeze({
       downloadMaxEntries: intVar(env, 'DAM_ZIP_DOWNLOAD_MAX_ENTRIES', 100_000, 1, 10_000_000),

@@ -7,7 +7,8 @@ const INTERVAL_MS = 60_000;
 
 /**
  * Periodic clean-up that needs no queue: expired sessions, abandoned uploads,
- * trash older than DAM_TRASH_DAYS, objects of deleted rows, idempotency keys past their 24 hours. Runs every
+ * trash older than DAM_TRASH_DAYS, objects of deleted rows, idempotency keys past their 24 hours, shared-link
+ * access-log entries older than DAM_SHARE_LOG_DAYS. Runs every
  * minute in every process; each step is idempotent, so several API processes
  * may run it at once.
  */
@@ -19,6 +20,7 @@ export function startHousekeeping(app: FastifyInstance, ctx: AppContext, service
     // Before the drain: a purged asset's files are queued by its deletion and removed in the same run.
     await services.trash.purgeExpired();
     await services.storage.drainObjectDeletions();
+    await services.shares.pruneAccessLog();
   };
   const timer = setInterval(() => {
     run().catch((err: unknown) => app.log.warn({ err }, 'housekeeping failed'));

@@ -316,7 +316,7 @@ describe.each(dialects)('shared links: public side (%s)', (dialect) => {
   });
 
   it('limits public requests per client address and per link (429 RATE_LIMITED with Retry-After)', async () => {
-    const limited = await startTestApp({ dialect, config: { shares: { rateLimit: 4, linkRateLimit: 6, tokenTtl: 3600 } } });
+    const limited = await startTestApp({ dialect, config: { shares: { rateLimit: 4, linkRateLimit: 6, tokenTtl: 3600, logDays: 365 } } });
     try {
       const member = (await makeTeam(limited)).owner;
       const asset = await uploadInto(limited, member, textFile('busy.txt'));

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectError, makeCollection, makeFolder, makeTeam, type Team } from './helpers/catalog-factories.js';
@@ -252,16 +252,47 @@ describe.each(dialects)('shared links: management (%s)', (dialect) => {
   });
 });
 
+describe.each(dialects)('shared links access-log retention on %s', (dialect) => {
+  let t: TestApp;
+  let team: Team;
+
+  // Housekeeping runs on the app's own minute timer (no endpoint triggers it): fake intervals drive it here.
+  beforeAll(async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    t = await startTestApp({ dialect, config: { sessionTtl: 3 * 365 * DAY, shares: { rateLimit: 100_000, linkRateLimit: 100_000, tokenTtl: 3600, logDays: 30 } } });
+    team = await makeTeam(t);
+  });
+  afterAll(async () => {
+    vi.useRealTimers();
+    await t?.close();
+  });
+
+  it('forgets entries older than DAM_SHARE_LOG_DAYS at the next housekeeping run, and keeps younger ones and the link', async () => {
+    const asset = await uploadInto(t, team.owner, textFile('kept.txt'));
+    const link = await createShare(t, team.owner, { workspaceId: team.ws, asset_ids: [asset.id] });
+    expect((await publicRequest(t, `/shared/public/${link.key}`)).statusCode).toBe(200);
+    expect((await publicRequest(t, `/shared/public/${link.key}`)).statusCode).toBe(200);
+    t.advanceClock(20 * DAY);
+    expect((await publicRequest(t, `/shared/public/${link.key}`)).statusCode).toBe(200);
+    expect(await accessLog(t, team.manager, link.id)).toHaveLength(3);
+    // 31 days after the first two views, 11 after the third: only the third stays.
+    t.advanceClock(11 * DAY);
+    vi.advanceTimersByTime(60_000);
+    await vi.waitFor(async () => expect(await accessLog(t, team.manager, link.id)).toHaveLength(1));
+    const res = await t.request({ method: 'GET', url: `/shared/${link.id}`, token: team.owner.token });
+    expect(res.json<Envelope<ShareJson>>().data).toMatchObject({ view_count: 3 });
+  });
+});
+
 describe('shared links configuration', () => {
   const env = (vars: Record<string, string> = {}) => ({ DAM_DATA_DIR: tempDir('dam-config-'), DAM_JWT_SECRET: 's'.repeat(32), ...vars });
 
-  it('reads DAM_SHARE_RATE_LIMIT, DAM_SHARE_LINK_RATE_LIMIT and DAM_SHARE_TOKEN_TTL, with their defaults', () => {
-    expect(loadConfig(env()).shares).toEqual({ rateLimit: 300, linkRateLimit: 1200, tokenTtl: 3600 });
-    expect(loadConfig(env({ DAM_SHARE_RATE_LIMIT: '20', DAM_SHARE_LINK_RATE_LIMIT: '50', DAM_SHARE_TOKEN_TTL: '600' })).shares).toEqual({
-      rateLimit: 20,
-      linkRateLimit: 50,
-      tokenTtl: 600,
-    });
+  it('reads DAM_SHARE_RATE_LIMIT, DAM_SHARE_LINK_RATE_LIMIT, DAM_SHARE_TOKEN_TTL and DAM_SHARE_LOG_DAYS, with their defaults', () => {
+    expect(loadConfig(env()).shares).toEqual({ rateLimit: 300, linkRateLimit: 1200, tokenTtl: 3600, logDays: 365 });
+    expect(
+      loadConfig(env({ DAM_SHARE_RATE_LIMIT: '20', DAM_SHARE_LINK_RATE_LIMIT: '50', DAM_SHARE_TOKEN_TTL: '600', DAM_SHARE_LOG_DAYS: '0' })).shares,
+    ).toEqual({ rateLimit: 20, linkRateLimit: 50, tokenTtl: 600, logDays: 0 });
+    expect(() => loadConfig(env({ DAM_SHARE_LOG_DAYS: '-1' }))).toThrow(/DAM_SHARE_LOG_DAYS/);
     expect(() => loadConfig(env({ DAM_SHARE_TOKEN_TTL: '10' }))).toThrow(ConfigError);
     expect(() => loadConfig(env({ DAM_SHARE_RATE_LIMIT: '0' }))).toThrow(/DAM_SHARE_RATE_LIMIT/);
   });

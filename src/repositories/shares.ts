@@ -139,6 +139,18 @@ export async function unlockFailuresSince(db: DB, linkId: number, address: strin
   return { count: Number(row.n), oldest: row.oldest === null ? null : Number(row.oldest) };
 }
 
+/**
+ * Deletes access-log entries older than `before` (Unix seconds), at most `limit` of them, oldest first; answers how
+ * many went. Entries are appended in time order, so the oldest ids are the oldest entries: the batch is found from
+ * the primary key's start and stops at the first entry that is young enough.
+ */
+export async function deleteAccessBefore(db: DB, before: number, limit: number): Promise<number> {
+  const old = await db.selectFrom('shared_link_access').select('id').where('created_at', '<', before).orderBy('id').limit(limit).execute();
+  if (old.length === 0) return 0;
+  const result = await db.deleteFrom('shared_link_access').where('id', 'in', old.map((r) => r.id)).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** A link's access log, newest first. */
 export async function listAccess(db: DB, linkId: number, window: { limit: number; offset: number }): Promise<{ items: AccessRecord[]; total: number }> {
   const base = db.selectFrom('shared_link_access').where('link_id', '=', linkId);

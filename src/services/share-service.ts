@@ -172,6 +172,23 @@ export class ShareService {
     };
   }
 
+  /**
+   * Housekeeping: forgets access-log entries older than DAM_SHARE_LOG_DAYS (0 keeps them), in batches so one run
+   * never holds the table long; what is left over goes in the next run. Answers how many went.
+   */
+  async pruneAccessLog(batch = 1000, maxBatches = 20): Promise<number> {
+    const days = this.ctx.config.shares.logDays;
+    if (days === 0) return 0;
+    const before = this.ctx.now() - days * 86_400;
+    let removed = 0;
+    for (let i = 0; i < maxBatches; i += 1) {
+      const n = await repo.deleteAccessBefore(this.ctx.db, before, batch);
+      removed += n;
+      if (n < batch) break;
+    }
+    return removed;
+  }
+
   /** Managers and admins of the link's workspace; anyone else 404 (not a member) or 403 (a viewer). */
   private load(caller: Caller, id: number): Promise<repo.ShareRecord> {
     return loadAuthorized(this.ctx.db, 'Shared link', () => repo.findShare(this.ctx.db, id), caller.id, 'manager');

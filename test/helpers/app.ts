@@ -47,7 +47,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     // No app links unless a test sets them (test/app-association.test.ts).
     appAssociation: { iosAppIds: [], android: null },
     // High enough that no other test meets them; test/shared-links-public.test.ts sets small ones.
-    shares: { rateLimit: 100_000, linkRateLimit: 100_000, tokenTtl: 3600 },
+    shares: { rateLimit: 100_000, linkRateLimit: 100_000, tokenTtl: 3600, logDays: 365 },
     // The production defaults; test/zip-*.test.ts sets small ones.
     zip: { downloadMaxEntries: 100_000, maxEntries: 10_000, maxUncompressed: 10 * 1024 ** 3, maxRatio: 100, linkTtl: 300 },
     // The production defaults; test/conversions.test.ts sets a small pixel limit.
