@@ -14,10 +14,9 @@
 // MB here is 10^6 bytes, for speeds and for memory.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, open, rm, rmdir, statfs } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -29,7 +28,8 @@ import { Buffer } from 'node:buffer';
 import console from 'node:console';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
-import { clearInterval, clearTimeout, setInterval, setTimeout } from 'node:timers';
+import { clearInterval, setInterval } from 'node:timers';
+import { freePort, procMemory, resetPeak, startServer, stopChild } from './bench-process.mjs';
 
 const MiB = 1024 * 1024;
 const MB = 1e6;
@@ -99,28 +99,6 @@ async function fsyncFile(file) {
   } finally {
     await handle.close();
   }
-}
-
-/** A free loopback port (released just before the server binds it). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Keeps the last `limit` characters a child wrote, to show when it fails. */
-function tail(stream, limit = 16_384) {
-  const box = { text: '' };
-  stream?.setEncoding('utf8');
-  stream?.on('data', (chunk) => {
-    box.text = (box.text + chunk).slice(-limit);
-  });
-  return box;
 }
 
 // ---------------------------------------------------------------- HTTP client (node:http, keep-alive)
@@ -266,79 +244,6 @@ async function clientCeiling(parts, opts, children) {
 
 // ---------------------------------------------------------------- server and its memory
 
-function stopChild(child, children, graceMs = 12_000) {
-  children.delete(child);
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-async function startServer({ dataDir, port, maxFileSize, minPartSize }, children) {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('DAM_') || k === 'DATABASE_URL') delete env[k];
-  Object.assign(env, {
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DAM_DATA_DIR: dataDir,
-    DATABASE_URL: `sqlite:${path.join(dataDir, 'dam.sqlite')}`,
-    DAM_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DAM_STORAGE: 'local',
-    DAM_ALLOW_REGISTRATION: 'true',
-    DAM_MAX_FILE_SIZE: String(maxFileSize),
-    DAM_MIN_PART_SIZE: String(minPartSize),
-    // One user asks for every part URL: the per-user rate limit must not shape the measurement.
-    DAM_USER_RATE_LIMIT: '100000000',
-    LOG_LEVEL: 'warn',
-  });
-  const child = spawn(process.execPath, [serverEntry], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  const out = tail(child.stdout);
-  const err = tail(child.stderr);
-  const logs = () => `${out.text}${err.text}`.trim();
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} while starting:\n${logs()}`);
-    try {
-      const res = await request('GET', `${base}/healthz`, { timeoutMs: 2000 });
-      if (res.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (now() > deadline) throw new Error(`the server did not answer /healthz within 60 s:\n${logs()}`);
-    await sleep(100);
-  }
-  return { child, base, logs };
-}
-
-/** Reads VmRSS and VmHWM (bytes) of a process from /proc (Linux). */
-function procMemory(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024;
-    return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Resets VmHWM to the current RSS (Linux >= 4.0, own process), so it then reads the peak from here on. */
-function resetPeak(pid) {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 class RssSampler {
   constructor(pid) {
     this.pid = pid;
@@ -481,10 +386,13 @@ async function main() {
     // The server, its account and workspace.
     const dataDir = path.join(benchDir, 'server');
     const port = await freePort();
-    const server = await startServer(
-      { dataDir, port, maxFileSize: Math.max(5 * 1024 ** 3, opts.size), minPartSize: Math.min(5 * MiB, opts.part) },
-      children,
-    );
+    const env = {
+      DAM_MAX_FILE_SIZE: String(Math.max(5 * 1024 ** 3, opts.size)),
+      DAM_MIN_PART_SIZE: String(Math.min(5 * MiB, opts.part)),
+      // One user asks for every part URL: the per-user rate limit must not shape the measurement.
+      DAM_USER_RATE_LIMIT: '100000000',
+    };
+    const server = await startServer({ entry: serverEntry, cwd: root, dataDir, port, env }, children);
     const api = makeApi(server.base);
     let flow;
     let rss;

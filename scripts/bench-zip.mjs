@@ -20,10 +20,9 @@
 // MB here is 10^6 bytes, for speeds and for memory; GiB is 2^30 bytes, for sizes.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, rmdir, statfs } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,7 +33,8 @@ import { Buffer } from 'node:buffer';
 import console from 'node:console';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
-import { clearInterval, clearTimeout, setInterval, setTimeout } from 'node:timers';
+import { clearInterval, setInterval } from 'node:timers';
+import { freePort, procMemory, resetPeak, startServer, stopChild } from './bench-process.mjs';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -102,26 +102,6 @@ const fmtMB = (bytes) => `${(bytes / MB).toFixed(1)} MB`;
 const fmtGiB = (bytes) => `${+(bytes / GiB).toFixed(3)} GiB`;
 const fmtS = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const fmtRate = (bytes, ms) => `${mbps(bytes, ms).toFixed(1)} MB/s`;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function tail(stream, limit = 16_384) {
-  const box = { text: '' };
-  stream?.setEncoding('utf8');
-  stream?.on('data', (chunk) => {
-    box.text = (box.text + chunk).slice(-limit);
-  });
-  return box;
-}
 
 let agent;
 
@@ -229,77 +209,6 @@ function makeApi(base) {
 }
 
 // ---------------------------------------------------------------- server and its memory
-
-function stopChild(child, children, graceMs = 12_000) {
-  children.delete(child);
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-async function startServer({ dataDir, port, maxFileSize }, entry, children) {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('DAM_') || k === 'DATABASE_URL') delete env[k];
-  Object.assign(env, {
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DAM_DATA_DIR: dataDir,
-    DATABASE_URL: `sqlite:${path.join(dataDir, 'dam.sqlite')}`,
-    DAM_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DAM_STORAGE: 'local',
-    DAM_ALLOW_REGISTRATION: 'true',
-    DAM_MAX_FILE_SIZE: String(maxFileSize),
-    DAM_USER_RATE_LIMIT: '100000000',
-    // No thumbnails of random bytes while we measure.
-    DAM_JOB_CONCURRENCY: '0',
-    LOG_LEVEL: 'warn',
-  });
-  const child = spawn(process.execPath, [entry], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  const out = tail(child.stdout);
-  const err = tail(child.stderr);
-  const logs = () => `${out.text}${err.text}`.trim();
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} while starting:\n${logs()}`);
-    try {
-      const res = await request('GET', `${base}/healthz`, { timeoutMs: 2000 });
-      if (res.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (now() > deadline) throw new Error(`the server did not answer /healthz within 60 s:\n${logs()}`);
-    await sleep(100);
-  }
-  return { child, base, logs };
-}
-
-function procMemory(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024;
-    return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-  } catch {
-    return undefined;
-  }
-}
-
-function resetPeak(pid) {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // ---------------------------------------------------------------- data
 
@@ -414,7 +323,13 @@ async function main() {
 
     const dataDir = path.join(benchDir, 'server');
     const port = await freePort();
-    const server = await startServer({ dataDir, port, maxFileSize: Math.max(5 * GiB, opts.sizes[0]) }, entry, children);
+    const env = {
+      DAM_MAX_FILE_SIZE: String(Math.max(5 * GiB, opts.sizes[0])),
+      DAM_USER_RATE_LIMIT: '100000000',
+      // No thumbnails of random bytes while we measure.
+      DAM_JOB_CONCURRENCY: '0',
+    };
+    const server = await startServer({ entry, cwd: root, dataDir, port, env }, children);
     const api = makeApi(server.base);
     let result;
     try {
