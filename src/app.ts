@@ -35,6 +35,7 @@ import { browserOsRoutes } from './routes/browser-os.js';
 import { phoneNumberRoutes } from './routes/phone-number.js';
 import { appAssociationRoutes } from './routes/app-association.js';
 import { imageGenerationRoutes } from './routes/image-generation.js';
+import { duplicateRoutes } from './routes/duplicates.js';
 import { imageProxyRoutes } from './routes/image-proxy.js';
 import { conversionRoutes } from './routes/conversions.js';
 import { shareRoutes } from './routes/shares.js';
@@ -43,6 +44,10 @@ import { zipRoutes } from './routes/zip.js';
 import { driveRoutes } from './routes/drives.js';
 import { paymentRoutes } from './routes/payments.js';
 import { createWorker } from './jobs/index.js';
+import { AppMetrics, installRequestMetrics } from './http/metrics.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { prepareInstance } from './instance.js';
+import { rateLimitBackend } from './http/rate-limit-store.js';
 import type { JobWorker } from './jobs/worker.js';
 
 declare module 'fastify' {
@@ -70,11 +75,19 @@ export interface BuildOptions {
  */
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
   const database = options.database ?? (await openMigratedDatabase(config.databaseUrl));
+  let secrets: AppContext['secrets'];
+  try {
+    secrets = await prepareInstance(config, database);
+  } catch (err) {
+    if (!options.database) await database.close();
+    throw err;
+  }
   const ctx: AppContext = {
     config,
     database,
     db: database.db,
-    tokens: new TokenSigner(config.jwtSecret),
+    tokens: new TokenSigner(secrets),
+    secrets,
     now: options.now ?? unixNow,
   };
   const services = buildServices(ctx);
@@ -88,23 +101,38 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   refuseUndeclaredBodies(app);
+  // GET /metrics (issue #18): every answer is recorded, 404s and refusals included.
+  const metrics = new AppMetrics({ database, jobStats: () => services.jobs.stats(), now: () => ctx.now() });
+  installRequestMetrics(app, metrics);
 
   if (!options.database) app.addHook('onClose', () => database.close());
-  startHousekeeping(app, ctx, services);
-  const worker = createWorker(ctx, services, app.log);
+  // DAM_ROLE=api: HTTP only; the worker processes sweep and run jobs (issue #18).
+  if (config.role !== 'api') startHousekeeping(app, ctx, services);
+  const worker = createWorker(ctx, services, app.log, (kind, outcome, seconds) => metrics.observeJob(kind, outcome, seconds));
   app.decorate('jobs', worker);
   // Before the database closes (onClose): the jobs in flight finish, queued ones stay for the next start.
   app.addHook('preClose', () => worker.stop());
   // After the worker stopped: no job reads a file any more; no ExifTool (Perl) process outlives the app.
   app.addHook('onClose', () => services.exiftool.end());
+  if (config.role === 'worker') {
+    // DAM_ROLE=worker: jobs and housekeeping; no API, only /healthz and /readyz on PORT for the orchestrator.
+    installErrorHandler(app, config.env === 'development');
+    await app.register(healthRoutes, { ctx });
+    await app.register(metricsRoutes, { metrics, token: config.metricsToken });
+    worker.start();
+    return app;
+  }
 
   // seed 1: any origin, any request header, ETag exposed, on preflights and real responses;
   // the local part-upload route applies the stored bucket rules instead (src/http/cors.ts).
   const partCors = corsDelegator(services.storage.store.kind === 'local' ? () => services.storage.store.getCorsRules() : undefined);
   services.storage.onCorsChange = partCors.invalidate;
   await app.register(cors, { delegator: partCors.delegator });
-  await registerSecurityHeaders(app, config);
-  await app.register(rateLimit, { global: false });
+  registerSecurityHeaders(app, config);
+  // Counted in PostgreSQL or Redis, so that every process shares each limit (issue #18).
+  const rateLimitStore = rateLimitBackend(config, database);
+  app.addHook('onClose', () => rateLimitStore.close());
+  await app.register(rateLimit, { global: false, ...rateLimitStore.options });
   const limits = signInLimits(app, config);
   installErrorHandler(app, config.env === 'development');
   installAuthHook(app, services.auth);
@@ -117,6 +145,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await registerOpenApi(app, config);
 
   await app.register(healthRoutes, { ctx });
+  await app.register(metricsRoutes, { metrics, token: config.metricsToken });
   await app.register(authRoutes, { auth: services.auth, limits });
   await app.register(socialAuthRoutes, { social: services.social, limits });
   await app.register(workspaceRoutes, { services });
@@ -133,6 +162,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(phoneNumberRoutes);
   await app.register(appAssociationRoutes, { config: config.appAssociation });
   await app.register(imageGenerationRoutes, { imageGeneration: services.imageGeneration });
+  await app.register(duplicateRoutes, { fileHashes: services.fileHashes });
   await app.register(imageProxyRoutes, { imageProxy: services.imageProxy, config });
   await app.register(conversionRoutes, { conversions: services.conversions });
   await app.register(shareRoutes, { shares: services.shares });
@@ -140,7 +170,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(zipRoutes, { zip: services.zip, zipImports: services.zipImports, config });
   await app.register(driveRoutes, { driveAuth: services.driveAuth, drives: services.drives, driveImports: services.driveImports });
   await app.register(paymentRoutes, { payments: services.payments });
-  worker.start();
+  if (config.role === 'all') worker.start();
 
   return app;
 }

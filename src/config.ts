@@ -17,7 +17,20 @@ export interface AppConfig {
   readonly dataDir: string;
   /** `sqlite:<file>` (default, under dataDir) or a postgres:// URL. */
   readonly databaseUrl: string;
-  readonly jwtSecret: string;
+  /**
+   * DAM_JWT_SECRET, or on SQLite the secret generated into the data dir. Undefined on PostgreSQL
+   * without DAM_JWT_SECRET: every process reads the one generated in the database at start
+   * (src/services/signing-secrets.ts); code signs with AppContext.secrets, never with this.
+   */
+  readonly jwtSecret: string | undefined;
+  /** DAM_JWT_SECRET_PREVIOUS: secrets that still verify (never sign) during a rotation's grace period. */
+  readonly jwtSecretPrevious: readonly string[];
+  /** DAM_ROLE: `all` (API, job worker and housekeeping), `api` (HTTP only) or `worker` (jobs and housekeeping, /healthz only). */
+  readonly role: ProcessRole;
+  /** DAM_REDIS_URL: rate-limit counters in Redis (ioredis) instead of the database / this process. */
+  readonly redisUrl: string | undefined;
+  /** DAM_METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers loopback clients only. */
+  readonly metricsToken: string | undefined;
   /** Session lifetime in seconds. */
   readonly sessionTtl: number;
   readonly allowRegistration: boolean;
@@ -80,6 +93,8 @@ export interface PaymentsConfig {
   /** From DAM_PLANS_FILE (default config/plans.json), validated at start; exactly one has no stripe_price_id (the free plan). */
   readonly plans: readonly Plan[];
   readonly stripe: StripeConfig | null;
+  /** DAM_BILLING_GRACE_DAYS (default 7): days a past_due workspace stays writable before it turns read-only. */
+  readonly graceDays: number;
 }
 
 export interface StripeConfig {
@@ -220,6 +235,8 @@ export type StorageConfig =
     };
 
 export class ConfigError extends Error {}
+
+export type ProcessRole = 'all' | 'api' | 'worker';
 
 type Env = Record<string, string | undefined>;
 
@@ -409,14 +426,15 @@ function paymentsConfig(env: Env): PaymentsConfig {
     if (err instanceof PlansFileError) throw new ConfigError(`DAM_PLANS_FILE: ${err.message}`);
     throw err;
   }
+  const graceDays = intVar(env, 'DAM_BILLING_GRACE_DAYS', 7, 0, 365);
   const secretKey = env.DAM_STRIPE_SECRET_KEY;
-  if (!secretKey) return Object.freeze({ plans: Object.freeze(plans), stripe: null });
+  if (!secretKey) return Object.freeze({ plans: Object.freeze(plans), stripe: null, graceDays });
   const webhookSecret = env.DAM_STRIPE_WEBHOOK_SECRET;
   if (!webhookSecret) throw new ConfigError('DAM_STRIPE_WEBHOOK_SECRET is required when DAM_STRIPE_SECRET_KEY is set (webhooks cannot be verified without it)');
   const apiUrl = baseUrlVar(env, 'DAM_STRIPE_API_URL', 'https://api.stripe.com');
   // The SDK takes a protocol, host and port, not a path prefix.
   if (new URL(apiUrl).pathname !== '/') throw new ConfigError(`DAM_STRIPE_API_URL must be scheme, host and port only (no path), got "${apiUrl}"`);
-  return Object.freeze({ plans: Object.freeze(plans), stripe: Object.freeze({ secretKey, webhookSecret, apiUrl }) });
+  return Object.freeze({ plans: Object.freeze(plans), stripe: Object.freeze({ secretKey, webhookSecret, apiUrl }), graceDays });
 }
 
 function socialConfig(env: Env): SocialConfig {
@@ -451,19 +469,58 @@ function storageConfig(env: Env): StorageConfig {
   };
 }
 
-/** Reads DAM_JWT_SECRET, or generates one on first start and keeps it in the data dir. */
-function jwtSecret(env: Env, dataDir: string): string {
+function checkSecret(name: string, value: string): string {
+  if (value.length < 32) throw new ConfigError(`${name} must be at least 32 characters`);
+  return value;
+}
+
+/**
+ * Reads DAM_JWT_SECRET. Unset on SQLite (one process): generated on first start and kept in the
+ * data dir. Unset on PostgreSQL: undefined here, read from the database at start, so that no
+ * process of a cluster invents a secret of its own.
+ */
+function jwtSecret(env: Env, dataDir: string, databaseUrl: string): string | undefined {
   const given = env.DAM_JWT_SECRET;
-  if (given) {
-    if (given.length < 32) throw new ConfigError('DAM_JWT_SECRET must be at least 32 characters');
-    return given;
-  }
+  if (given) return checkSecret('DAM_JWT_SECRET', given);
+  if (!databaseUrl.startsWith('sqlite:')) return undefined;
   const file = path.join(dataDir, 'jwt-secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(48).toString('base64url');
   writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
   return secret;
+}
+
+/** DAM_METRICS_TOKEN: at least 16 characters (a scraper's secret, guessed otherwise), no whitespace (it travels in a header). */
+function metricsTokenVar(env: Env): string | undefined {
+  const token = env.DAM_METRICS_TOKEN;
+  if (token === undefined || token === '') return undefined;
+  if (token.length < 16 || token.length > 512 || /\s/.test(token)) {
+    throw new ConfigError('DAM_METRICS_TOKEN must be 16 to 512 characters without whitespace');
+  }
+  return token;
+}
+
+/** DAM_JWT_SECRET_PREVIOUS: a comma list of retired secrets that still verify during a rotation. */
+function previousSecrets(env: Env): string[] {
+  const raw = env.DAM_JWT_SECRET_PREVIOUS;
+  if (raw === undefined || raw.trim() === '') return [];
+  const list = raw.split(',').map((item) => checkSecret('each secret of DAM_JWT_SECRET_PREVIOUS', item.trim()));
+  if (list.length > 8) throw new ConfigError('DAM_JWT_SECRET_PREVIOUS takes at most 8 secrets');
+  return list;
+}
+
+function roleVar(env: Env): ProcessRole {
+  const role = env.DAM_ROLE || 'all';
+  if (role !== 'all' && role !== 'api' && role !== 'worker') throw new ConfigError(`DAM_ROLE must be all, api or worker, got "${role}"`);
+  return role;
+}
+
+function redisUrlVar(env: Env): string | undefined {
+  const url = env.DAM_REDIS_URL;
+  if (!url) return undefined;
+  if (!/^rediss?:\/\/\S+$/.test(url)) throw new ConfigError('DAM_REDIS_URL must be a redis:// or rediss:// URL');
+  return url;
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
@@ -485,7 +542,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: env.HOST ?? '0.0.0.0',
     dataDir,
     databaseUrl,
-    jwtSecret: jwtSecret(env, dataDir),
+    jwtSecret: jwtSecret(env, dataDir, databaseUrl),
+    jwtSecretPrevious: Object.freeze(previousSecrets(env)),
+    role: roleVar(env),
+    redisUrl: redisUrlVar(env),
+    metricsToken: metricsTokenVar(env),
     sessionTtl: intVar(env, 'DAM_SESSION_TTL', 7 * 24 * 3600, 60),
     allowRegistration: boolVar(env, 'DAM_ALLOW_REGISTRATION', false),
     logLevel: env.LOG_LEVEL ?? 'info',

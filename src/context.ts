@@ -1,6 +1,7 @@
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle, DB } from './db/database.js';
 import type { TokenSigner } from './services/tokens.js';
+import type { SigningSecrets } from './services/signing-secrets.js';
 
 /**
  * What every service needs, built once per app by buildApp. Passed explicitly
@@ -11,6 +12,8 @@ export interface AppContext {
   readonly database: DatabaseHandle;
   readonly db: DB;
   readonly tokens: TokenSigner;
+  /** Resolved once at start (DAM_JWT_SECRET or the database's); every signer is built from these, never from config. */
+  readonly secrets: SigningSecrets;
   /** Current time in Unix seconds; replaceable in tests. */
   now(): number;
 }

@@ -26,6 +26,10 @@ export const ERRORS = {
   REGISTRATION_CLOSED: { status: 403, message: 'Registration is closed on this instance' },
   /** issue #14: the shared link does not allow downloads (allow_download false). */
   SHARE_DOWNLOADS_DISABLED: { status: 403, message: 'This shared link does not allow downloads' },
+  /** issue #17: the change would pass a limit of the workspace's plan; the body adds limit, used and requested. */
+  QUOTA_EXCEEDED: { status: 402, message: "This would exceed a limit of the workspace's plan" },
+  /** issue #17: the subscription is past_due beyond DAM_BILLING_GRACE_DAYS: the workspace is read-only until paid. */
+  SUBSCRIPTION_PAST_DUE: { status: 402, message: 'The subscription is past due: the workspace is read-only until it is paid' },
   NOT_FOUND: { status: 404, message: 'Not found' },
   /** issue #13: no image provider is configured (DAM_IMAGE_GEN_API_KEY). */
   IMAGE_GEN_NOT_CONFIGURED: { status: 404, message: 'Image generation is not configured on this instance' },

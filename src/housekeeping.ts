@@ -1,29 +1,55 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { DatabaseHandle } from './db/database.js';
+import { runExclusive } from './db/leader-lock.js';
+import { deleteExpiredCounters } from './repositories/rate-limit-counters.js';
 import type { AppContext } from './context.js';
 import { deleteExpiredSessions } from './repositories/sessions.js';
 import type { Services } from './services/index.js';
+import { reconcile as reconcileUsage } from './services/quota-service.js';
 
 const INTERVAL_MS = 60_000;
+
+/** A named sweep: the name is its leader lock (src/db/leader-lock.ts). */
+export type Sweep = [name: string, body: () => Promise<unknown>];
+
+/**
+ * Runs each sweep under its PostgreSQL advisory lock (issue #18): of several processes at most one
+ * runs a given sweep at a time; one that finds it taken skips it until the next minute. A failing
+ * sweep is logged and does not stop the others. On SQLite every sweep runs, as before.
+ */
+export async function runSweeps(database: DatabaseHandle, sweeps: readonly Sweep[], log: FastifyBaseLogger): Promise<void> {
+  for (const [name, body] of sweeps) {
+    try {
+      await runExclusive(database, `housekeeping:${name}`, async () => {
+        await body();
+      });
+    } catch (err) {
+      log.warn({ err, sweep: name }, 'housekeeping sweep failed');
+    }
+  }
+}
 
 /**
  * Periodic clean-up that needs no queue: expired sessions, abandoned uploads,
  * trash older than DAM_TRASH_DAYS, objects of deleted rows, idempotency keys past their 24 hours, shared-link
- * access-log entries older than DAM_SHARE_LOG_DAYS. Runs every
- * minute in every process; each step is idempotent, so several API processes
- * may run it at once.
+ * access-log entries older than DAM_SHARE_LOG_DAYS, rate-limit windows that are over. Runs every
+ * minute in each process of role all or worker; each sweep under its leader lock (runSweeps).
  */
 export function startHousekeeping(app: FastifyInstance, ctx: AppContext, services: Services): void {
-  const run = async () => {
-    await deleteExpiredSessions(ctx.db, ctx.now());
-    await services.idempotency.deleteExpired();
-    await services.storage.sweepStaleUploads();
+  const sweeps: Sweep[] = [
+    ['sessions', () => deleteExpiredSessions(ctx.db, ctx.now())],
+    ['idempotency', () => services.idempotency.deleteExpired()],
+    ['stale-uploads', () => services.storage.sweepStaleUploads()],
     // Before the drain: a purged asset's files are queued by its deletion and removed in the same run.
-    await services.trash.purgeExpired();
-    await services.storage.drainObjectDeletions();
-    await services.shares.pruneAccessLog();
-  };
+    ['trash', () => services.trash.purgeExpired()],
+    ['object-deletions', () => services.storage.drainObjectDeletions()],
+    ['share-access-log', () => services.shares.pruneAccessLog()],
+    // The store counts windows on the wall clock (Date.now), not the app's clock.
+    ['rate-limit-counters', () => deleteExpiredCounters(ctx.db, Date.now())],
+    ['usage', () => reconcileUsage(ctx, app.log)],
+  ];
   const timer = setInterval(() => {
-    run().catch((err: unknown) => app.log.warn({ err }, 'housekeeping failed'));
+    void runSweeps(ctx.database, sweeps, app.log);
   }, INTERVAL_MS);
   timer.unref();
   app.addHook('onClose', () => clearInterval(timer));

@@ -39,6 +39,10 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   // One plain line for the person who ran `npm start`, apart from the JSON logs.
+  if (config.role === 'worker') {
+    console.log(`DAM worker is running jobs and housekeeping (health at http://${config.host}:${config.port}/healthz)`);
+    return;
+  }
   console.log(`DAM is ready: open ${config.publicUrl}/ in a browser (API documentation at ${config.publicUrl}/docs)`);
 }
 

@@ -269,7 +269,7 @@ describe.each(dialects)('accounts and sessions on %s', (dialect) => {
       expect(foreign.statusCode).toBe(401);
       expect(foreign.json<ErrorBody>().code).toBe('INVALID_TOKEN');
 
-      const genuine = await me(t, await sign(t.config.jwtSecret));
+      const genuine = await me(t, await sign(t.config.jwtSecret!));
       expect(genuine.statusCode).toBe(200);
       expect(genuine.json<AuthBody>().user.id).toBe(a.user.id);
     });

@@ -162,7 +162,7 @@ describe('loadConfig', () => {
     it('is generated once and persisted in the data dir', () => {
       const dataDir = path.join(tempDir('dam-secret-'), 'not', 'yet', 'created');
       const first = loadConfig({ DAM_DATA_DIR: dataDir });
-      expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
+      expect(first.jwtSecret?.length).toBeGreaterThanOrEqual(32);
 
       const file = path.join(dataDir, 'jwt-secret');
       expect(readFileSync(file, 'utf8').trim()).toBe(first.jwtSecret);

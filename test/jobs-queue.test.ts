@@ -148,8 +148,11 @@ describe.each(dialects)('job queue on %s', (dialect) => {
     expect((await listVersions(first, owner, asset.id))[0]!.preview_status).toBe('pending');
     const queued = await first.request({ method: 'GET', url: '/admin/jobs?status=queued', token: owner.token });
     expect(queued.json<{ data: { items: { kind: string; payload: unknown }[] } }>().data.items).toEqual([
+      expect.objectContaining({ kind: 'version.sha256', payload: { versionId: expect.any(Number) as number } }),
       expect.objectContaining({ kind: 'version.metadata', payload: { versionId: expect.any(Number) as number } }),
       expect.objectContaining({ kind: 'version.renditions', payload: { versionId: expect.any(Number) as number } }),
+      // Queued by migration 0022 (issue #19): the hashing of files stored before it.
+      expect.objectContaining({ kind: 'version.sha256_backfill', payload: { afterId: 0 } }),
     ]);
     await first.app.close(); // the process stops; its database stays
 
@@ -176,9 +179,10 @@ describe('GET /admin/jobs', () => {
       expect(res.statusCode).toBe(200);
       const body = res.json<{ success: true; data: { items: { status: string; attempts: number }[]; total: number; counts: Record<string, number> } }>();
       expect(body.success).toBe(true);
-      // The upload's renditions and embedded metadata (issue #12).
-      expect(body.data.items).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 }), expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
-      expect(body.data.counts).toEqual({ queued: 0, running: 0, succeeded: 2, failed: 0 });
+      // The upload's renditions, embedded metadata (issue #12) and SHA-256 (issue #19), and migration 0022's hash backfill.
+      expect(body.data.items).toHaveLength(4);
+      for (const item of body.data.items) expect(item).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(body.data.counts).toEqual({ queued: 0, running: 0, succeeded: 4, failed: 0 });
       const failed = await t.request({ method: 'GET', url: '/admin/jobs?status=failed', token: admin.token });
       expect(failed.json<{ data: { total: number } }>().data.total).toBe(0);
       expectError(await t.request({ method: 'GET', url: '/admin/jobs', token: member.token }), 403, 'FORBIDDEN');

@@ -24,7 +24,7 @@ describe.each(dialects)('payments on %s', (dialect) => {
 
   beforeAll(async () => {
     stripe = await startFakeStripe();
-    t = await startTestApp({ dialect, config: { payments: { plans: SHIPPED_PLANS, stripe: stripe.config() } } });
+    t = await startTestApp({ dialect, config: { payments: { plans: SHIPPED_PLANS, stripe: stripe.config(), graceDays: 7 } } });
   });
   afterAll(async () => {
     await t.close();

@@ -58,6 +58,8 @@ describe('asset versions', () => {
         'page_count',
         'restored_from',
         'video_preview',
+        // Issue #19: the file's SHA-256, null until its job has run.
+        'sha256',
       ].sort(),
     );
     expect(v1).toMatchObject({

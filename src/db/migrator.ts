@@ -20,6 +20,9 @@ import * as m0016 from './migrations/0016_zip_imports.js';
 import * as m0017 from './migrations/0017_conversions.js';
 import * as m0018 from './migrations/0018_drives.js';
 import * as m0019 from './migrations/0019_payments.js';
+import * as m0020 from './migrations/0020_workspace_usage.js';
+import * as m0021 from './migrations/0021_rate_limit_counters.js';
+import * as m0022 from './migrations/0022_file_hashes.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -48,6 +51,9 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0017_conversions': m0017,
   '0018_drives': m0018,
   '0019_payments': m0019,
+  '0020_workspace_usage': m0020,
+  '0021_rate_limit_counters': m0021,
+  '0022_file_hashes': m0022,
 };
 
 class ListProvider implements MigrationProvider {

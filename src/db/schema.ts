@@ -83,6 +83,8 @@ export interface AssetsTable {
   orientation: string | null;
   /** Pages of the current version (migration 0008): PDFs and office documents; null when unknown or not paged. */
   page_count: Generated<number | null>;
+  /** SHA-256 (lowercase hex) of the current version's file (migration 0022, issue #19); null until hashed. */
+  sha256: Generated<string | null>;
   tags: string;
   visibility: number;
   metadata: string;
@@ -165,6 +167,8 @@ export interface UploadSessionsTable {
   completion: string | null;
   /** The version this upload fills (migration 0004): v1 of a new asset, or a new version of an existing one. */
   version_id: Generated<number | null>;
+  /** Storage bytes start-upload reserved for this upload (migration 0020); 0 once released. */
+  reserved_bytes: Generated<number>;
 }
 
 export interface UploadPartsTable {
@@ -218,6 +222,8 @@ export interface AssetVersionsTable {
   video_preview_status: Generated<'pending' | 'ready' | 'original' | 'unavailable' | 'failed' | null>;
   /** Why the video preview is unavailable or failed. */
   video_preview_note: Generated<string | null>;
+  /** SHA-256 (lowercase hex) of the file (migration 0022, issue #19), set by the version.sha256 job; null until then. */
+  sha256: Generated<string | null>;
 }
 
 export interface VersionRenditionsTable {
@@ -573,6 +579,19 @@ export interface WorkspaceBillingTable {
   updated_at: number;
 }
 
+/** A workspace's usage, kept exact by triggers (migration 0020, issue #17). */
+export interface WorkspaceUsageTable {
+  workspace_id: number;
+  /** Bytes of every version and rendition row, trash included. */
+  storage_bytes: Generated<number>;
+  /** Bytes promised to started uploads (upload_sessions.reserved_bytes), not stored yet. */
+  reserved_bytes: Generated<number>;
+  members: Generated<number>;
+  assets: Generated<number>;
+  /** Unix seconds of the last reconciliation; 0: never. */
+  reconciled_at: Generated<number>;
+}
+
 /** Stripe events processed once each (migration 0019). */
 export interface PaymentEventsTable {
   event_id: string;
@@ -584,6 +603,14 @@ export interface PaymentEventsTable {
 export interface SettingsTable {
   name: string;
   value: string;
+}
+
+/** Rate-limit windows shared by the processes on PostgreSQL (migration 0021). */
+export interface RateLimitCountersTable {
+  key: string;
+  count: number;
+  /** Unix milliseconds. */
+  expires_at: number;
 }
 
 export interface Database {
@@ -598,6 +625,7 @@ export interface Database {
   upload_sessions: UploadSessionsTable;
   upload_parts: UploadPartsTable;
   settings: SettingsTable;
+  rate_limit_counters: RateLimitCountersTable;
   object_deletions: ObjectDeletionsTable;
   user_identities: UserIdentitiesTable;
   social_used_tokens: SocialUsedTokensTable;
@@ -621,6 +649,7 @@ export interface Database {
   drive_asset_links: DriveAssetLinksTable;
   workspace_billing: WorkspaceBillingTable;
   payment_events: PaymentEventsTable;
+  workspace_usage: WorkspaceUsageTable;
   search_documents: SearchDocumentsTable;
   search_names: SearchNamesTable;
   search_sort: SearchSortTable;

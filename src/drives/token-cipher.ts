@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { secretsOf, type SecretInput } from '../services/signing-secrets.js';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -23,9 +24,12 @@ export class SealBroken extends Error {
  */
 export class TokenCipher {
   private readonly key: Buffer;
+  /** The current key, then those of DAM_JWT_SECRET_PREVIOUS: text sealed before a rotation still opens, and is sealed anew under the current key when next written. */
+  private readonly keys: Buffer[];
 
-  constructor(secret: string, purpose: string) {
-    this.key = derivedKey(secret, purpose);
+  constructor(secret: SecretInput, purpose: string) {
+    this.keys = secretsOf(secret).all.map((s) => derivedKey(s, purpose));
+    this.key = this.keys[0]!;
   }
 
   seal(plain: string, context: string): string {
@@ -41,13 +45,16 @@ export class TokenCipher {
     if (dot < 0 || sealed.slice(0, dot) !== VERSION) throw new SealBroken('Unknown sealed-text format');
     const raw = Buffer.from(sealed.slice(dot + 1), 'base64url');
     if (raw.length < IV_BYTES + TAG_BYTES) throw new SealBroken('Sealed text too short');
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
-      decipher.setAAD(Buffer.from(context, 'utf8'));
-      decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
-      return Buffer.concat([decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
-    } catch {
-      throw new SealBroken('Sealed text does not authenticate');
+    for (const key of this.keys) {
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+        decipher.setAAD(Buffer.from(context, 'utf8'));
+        decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+        return Buffer.concat([decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      } catch {
+        // The next key (a rotation's previous secret), if any.
+      }
     }
+    throw new SealBroken('Sealed text does not authenticate');
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { appError } from '../errors.js';
 import { ErrorBody } from './schemas.js';
+import { PER_PROCESS } from './rate-limit-store.js';
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 /** Counts the request; over the limit throws 429 RATE_LIMITED (after setting Retry-After). */
@@ -61,7 +62,7 @@ export function signInLimits(app: FastifyInstance, config: AppConfig): SignInLim
  */
 export function installUserRateLimit(app: FastifyInstance, config: AppConfig): void {
   const perUser = limitCheck(
-    app.createRateLimit({ max: config.userRateLimit, timeWindow: config.userRateWindowMs, keyGenerator: (req) => `user:${req.caller.id}` }),
+    app.createRateLimit({ max: config.userRateLimit, timeWindow: config.userRateWindowMs, keyGenerator: (req) => `user:${req.caller.id}`, ...PER_PROCESS }),
     'Too many requests for this user',
   );
 

@@ -17,3 +17,7 @@ export const IMPORT_DRIVE = jobKind<{ importId: number }>('drive.import');
 export const CONVERT_ASSET = jobKind<{ conversionId: number }>('asset.convert');
 /** The web-playable MP4 preview of a video version (issue #15); migration 0017 queues it by its name. */
 export const MAKE_VIDEO_PREVIEW = jobKind<{ versionId: number }>('version.video_preview');
+/** The SHA-256 of a stored version's file (issue #19), queued when a version becomes current and by the backfill. */
+export const HASH_VERSION = jobKind<{ versionId: number }>('version.sha256');
+/** Queues HASH_VERSION for versions stored without a hash, a batch at a time (issue #19); migration 0022 queues it by its name. */
+export const HASH_BACKFILL = jobKind<{ afterId: number }>('version.sha256_backfill');

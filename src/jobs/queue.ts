@@ -73,6 +73,11 @@ export class JobQueue {
     return last ? 'failed' : 'retrying';
   }
 
+  /** Queued and running jobs by kind, for GET /metrics. */
+  stats(): Promise<jobs.JobQueueStat[]> {
+    return jobs.jobQueueStats(this.db);
+  }
+
   prune(olderThanSeconds: number): Promise<void> {
     return jobs.pruneSucceededJobs(this.db, this.now() - olderThanSeconds);
   }

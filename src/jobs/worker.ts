@@ -1,14 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { JobsConfig } from '../config.js';
 import type { JobRow } from '../db/schema.js';
-import type { JobQueue } from './queue.js';
+import type { JobOutcome, JobQueue } from './queue.js';
 import { PermanentJobError, type JobHandler } from './types.js';
 
 /** Succeeded jobs are kept this long for the admin view, then pruned; failed ones stay. */
 const KEEP_SUCCEEDED_SECONDS = 7 * 24 * 3600;
 const PRUNE_EVERY_MS = 3600_000;
+
+/** Told of every finished run (GET /metrics: job durations and failures by kind). */
+export type JobRunObserver = (kind: string, outcome: JobOutcome, seconds: number) => void;
 
 function describe(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
@@ -36,6 +40,7 @@ export class JobWorker {
     private readonly queue: JobQueue,
     private readonly config: JobsConfig,
     private readonly log: FastifyBaseLogger,
+    private readonly observe: JobRunObserver = () => {},
   ) {}
 
   register<P>(handler: JobHandler<P>): this {
@@ -124,28 +129,34 @@ export class JobWorker {
     }, (this.config.leaseSeconds * 1000) / 3);
     heartbeat.unref();
     let payload: unknown;
+    const started = performance.now();
+    let outcome: JobOutcome | undefined;
     try {
       if (!handler) throw new PermanentJobError(`No handler for job kind "${job.kind}"`);
       payload = JSON.parse(job.payload);
       await handler.run(payload as never);
       clearInterval(heartbeat);
-      await this.queue.succeed(job, this.id);
+      outcome = await this.queue.succeed(job, this.id);
     } catch (err) {
       clearInterval(heartbeat);
-      await this.recordFailure(job, handler, payload, err);
+      outcome = await this.recordFailure(job, handler, payload, err);
     } finally {
       clearInterval(heartbeat);
+      // Recording the outcome itself failed: the run still counts, as a failure.
+      this.observe(job.kind, outcome ?? 'failed', (performance.now() - started) / 1000);
     }
   }
 
-  private async recordFailure(job: JobRow, handler: JobHandler<never> | undefined, payload: unknown, err: unknown): Promise<void> {
+  private async recordFailure(job: JobRow, handler: JobHandler<never> | undefined, payload: unknown, err: unknown): Promise<JobOutcome | undefined> {
     const message = describe(err);
     try {
       const outcome = await this.queue.fail(job, this.id, message, err instanceof PermanentJobError);
       this.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, outcome, error: message }, 'job failed');
       if (outcome === 'failed' && handler?.onGaveUp && payload !== undefined) await handler.onGaveUp(payload as never, message);
+      return outcome;
     } catch (recordErr) {
       this.log.error({ err: recordErr, job: job.id }, 'job worker: recording a failure failed');
+      return undefined;
     }
   }
 

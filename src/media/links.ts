@@ -1,4 +1,5 @@
 import type { FileType } from '../domain/file-types.js';
+import type { SecretInput } from '../services/signing-secrets.js';
 import { UrlSigner, cacheableExpiry, secondsLeft } from '../storage/signed-url.js';
 
 /** `video`: the web-playable MP4 preview of a video version (issue #15). */
@@ -13,7 +14,7 @@ export class MediaLinks {
   private readonly signer: UrlSigner;
 
   constructor(
-    secret: string,
+    secret: SecretInput,
     private readonly baseUrl: string,
     private readonly ttlSeconds: number,
     private readonly now: () => number,

@@ -1,3 +1,4 @@
+import type { SecretInput } from '../services/signing-secrets.js';
 import { UrlSigner, cacheableExpiry, secondsLeft } from '../storage/signed-url.js';
 
 export const PROXY_FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
@@ -23,7 +24,7 @@ export class ProxyLinks {
   private readonly signer: UrlSigner;
 
   constructor(
-    secret: string,
+    secret: SecretInput,
     private readonly baseUrl: string,
     private readonly ttlSeconds: number,
     private readonly now: () => number,

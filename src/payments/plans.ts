@@ -22,6 +22,7 @@ export const PlanSchema = Type.Object(
     id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9_-]*$', description: 'Stable plan id (lower-case letters, digits, - and _)' }),
     name: Type.String({ minLength: 1, maxLength: 100, description: 'Name shown to customers' }),
     limits: PlanLimitsSchema,
+    price_label: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Short price text shown to customers, e.g. "EUR 12 / month"' })),
     stripe_price_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Stripe recurring price; absent: the free plan' })),
   },
   { additionalProperties: false },
@@ -81,4 +82,13 @@ export function loadPlansFile(file: string): Plan[] {
 
 export function freePlan(plans: readonly Plan[]): Plan {
   return plans.find((p) => p.stripe_price_id === undefined)!;
+}
+
+/** Statuses under which the subscription's plan applies; any other (canceled, unpaid, incomplete...) falls back to the free plan. */
+export const LIVE_STATUSES: ReadonlySet<string> = new Set(['active', 'trialing', 'past_due']);
+
+/** The plan whose limits apply to a billing state: the subscription's while it is live, otherwise the free plan. */
+export function planInEffect(plans: readonly Plan[], billing: { status: string | null; stripe_price_id: string | null } | undefined): Plan {
+  if (!billing?.status || !LIVE_STATUSES.has(billing.status)) return freePlan(plans);
+  return plans.find((p) => p.stripe_price_id !== undefined && p.stripe_price_id === billing.stripe_price_id) ?? freePlan(plans);
 }

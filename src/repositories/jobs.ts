@@ -124,3 +124,22 @@ export async function countJobsByStatus(db: DB): Promise<Partial<Record<JobStatu
 export async function pruneSucceededJobs(db: DB, before: number): Promise<void> {
   await db.deleteFrom('jobs').where('status', '=', 'succeeded').where('finished_at', '<', before).execute();
 }
+
+export interface JobQueueStat {
+  kind: string;
+  status: 'queued' | 'running';
+  count: number;
+  /** created_at of the oldest job of this kind and status. */
+  oldest: number;
+}
+
+/** Queued and running jobs by kind: one grouped query (GET /metrics runs it on every scrape; jobs_status_run_at_idx serves the filter). */
+export async function jobQueueStats(db: DB): Promise<JobQueueStat[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select((eb) => ['kind', 'status', eb.fn.countAll<number | string>().as('count'), eb.fn.min('created_at').as('oldest')])
+    .where('status', 'in', ['queued', 'running'])
+    .groupBy(['kind', 'status'])
+    .execute();
+  return rows.map((r) => ({ kind: r.kind, status: r.status as 'queued' | 'running', count: Number(r.count), oldest: Number(r.oldest) }));
+}

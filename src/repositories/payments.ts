@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { WorkspaceBillingTable } from '../db/schema.js';
 
-/** SQL for payments (migration 0019): workspaces' Stripe state, processed events, usage counts. */
+/** SQL for payments (migration 0019): workspaces' Stripe state, processed events. Usage: ./usage.ts. */
 
 export type BillingRecord = Selectable<WorkspaceBillingTable>;
 
@@ -71,32 +71,4 @@ export async function recordEvent(db: DB, eventId: string, type: string, workspa
 export async function workspaceExists(db: DB, workspaceId: number): Promise<boolean> {
   const row = await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst();
   return row !== undefined;
-}
-
-/**
- * Usage by counting (step 1 of issue #17; step 2 keeps it exact as things change): bytes of every
- * stored version and rendition (trash included: it is still stored), members, assets (trash included).
- */
-export async function countUsage(db: DB, workspaceId: number): Promise<{ storage_bytes: number; members: number; assets: number }> {
-  const [versions, renditions, members, assets] = await Promise.all([
-    db
-      .selectFrom('asset_versions')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('file_size'), eb.lit(0)).as('n'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst(),
-    db
-      .selectFrom('version_renditions as r')
-      .innerJoin('asset_versions as v', 'v.id', 'r.version_id')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('r.file_size'), eb.lit(0)).as('n'))
-      .where('v.workspace_id', '=', workspaceId)
-      .executeTakeFirst(),
-    db.selectFrom('workspace_members').select((eb) => eb.fn.countAll<number | string>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirst(),
-    db.selectFrom('assets').select((eb) => eb.fn.countAll<number | string>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirst(),
-  ]);
-  // PostgreSQL answers sums and counts as bigint strings.
-  return {
-    storage_bytes: Number(versions?.n ?? 0) + Number(renditions?.n ?? 0),
-    members: Number(members?.n ?? 0),
-    assets: Number(assets?.n ?? 0),
-  };
 }

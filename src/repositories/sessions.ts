@@ -1,5 +1,6 @@
 import type { DB } from '../db/database.js';
 import type { UserRow } from '../db/schema.js';
+import { prepared } from '../db/prepared.js';
 
 export async function insertSession(db: DB, s: { id: string; userId: number; now: number; expiresAt: number }): Promise<void> {
   await db
@@ -8,17 +9,24 @@ export async function insertSession(db: DB, s: { id: string; userId: number; now
     .execute();
 }
 
-/** The user of a session that exists, belongs to that user, is not revoked and not expired (one query per request). */
-export function findActiveSessionUser(db: DB, id: string, userId: number, now: number): Promise<UserRow | undefined> {
-  return db
+const activeSessionUser = prepared((db: DB, id: string, userId: number, now: number) =>
+  db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .selectAll('u')
     .where('s.id', '=', id)
     .where('s.user_id', '=', userId)
     .where('s.revoked_at', 'is', null)
-    .where('s.expires_at', '>', now)
-    .executeTakeFirst();
+    .where('s.expires_at', '>', now),
+);
+
+/**
+ * The user of a session that exists, belongs to that user, is not revoked and not expired (one query per
+ * request, compiled once: src/db/prepared.ts). Asked on every request, never cached: a logout in any process
+ * is seen by the next request to every process.
+ */
+export async function findActiveSessionUser(db: DB, id: string, userId: number, now: number): Promise<UserRow | undefined> {
+  return (await activeSessionUser(db, id, userId, now))[0];
 }
 
 export async function revokeSession(db: DB, id: string, now: number): Promise<void> {

@@ -4,7 +4,7 @@ import type { CorsRule, StoredPart } from '../storage/object-store.js';
 
 export async function insertUploadSession(
   db: DB,
-  s: { id: string; workspaceId: number; assetId: number; userId: number; key: string; mimeType: string; fileName: string; now: number },
+  s: { id: string; workspaceId: number; assetId: number; userId: number; key: string; mimeType: string; fileName: string; now: number; reservedBytes?: number },
 ): Promise<void> {
   await db
     .insertInto('upload_sessions')
@@ -20,6 +20,7 @@ export async function insertUploadSession(
       touched_at: s.now,
       completed_at: null,
       completion: null,
+      reserved_bytes: s.reservedBytes ?? 0,
     })
     .execute();
 }

@@ -1,12 +1,16 @@
 import type { DB } from '../db/database.js';
 import type { UserRow } from '../db/schema.js';
+import { prepared } from '../db/prepared.js';
 
 export function findUserByEmail(db: DB, email: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
 }
 
-export function findUserById(db: DB, id: number): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+const userById = prepared((db: DB, id: number) => db.selectFrom('users').selectAll().where('id', '=', id));
+
+/** Compiled once (src/db/prepared.ts): GET /auth/me reads it on every call. */
+export async function findUserById(db: DB, id: number): Promise<UserRow | undefined> {
+  return (await userById(db, id))[0];
 }
 
 export async function countUsers(db: DB): Promise<number> {

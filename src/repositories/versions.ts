@@ -144,6 +144,8 @@ export async function applyVersionToAsset(db: DB, assetId: number, v: VersionRec
       height: v.height,
       orientation: orientationOf(v.width, v.height),
       page_count: v.page_count,
+      // Null for a new file until its version.sha256 job has read it (it then sets both).
+      sha256: v.sha256,
       metadata: JSON.stringify(v.metadata),
       storage_key: v.storage_key,
       modified_at: now,

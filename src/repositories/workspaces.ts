@@ -1,5 +1,6 @@
 import type { DB } from '../db/database.js';
 import type { Role, WorkspaceRow } from '../db/schema.js';
+import { prepared } from '../db/prepared.js';
 
 export interface WorkspaceWithRole {
   id: number;
@@ -35,24 +36,26 @@ export async function deleteWorkspace(db: DB, id: number): Promise<void> {
   await db.deleteFrom('workspaces').where('id', '=', id).execute();
 }
 
-export function listWorkspacesOfUser(db: DB, userId: number): Promise<WorkspaceWithRole[]> {
-  return db
+// Both on hot paths (GET /auth/me; every workspace request): compiled once (src/db/prepared.ts).
+const workspacesOfUser = prepared((db: DB, userId: number) =>
+  db
     .selectFrom('workspace_members as m')
     .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
     .select(['w.id', 'w.name', 'm.role'])
     .where('m.user_id', '=', userId)
-    .orderBy('w.id')
-    .execute();
+    .orderBy('w.id'),
+);
+
+const roleOf = prepared((db: DB, workspaceId: number, userId: number) =>
+  db.selectFrom('workspace_members').select('role').where('workspace_id', '=', workspaceId).where('user_id', '=', userId),
+);
+
+export function listWorkspacesOfUser(db: DB, userId: number): Promise<WorkspaceWithRole[]> {
+  return workspacesOfUser(db, userId);
 }
 
 export async function findRole(db: DB, workspaceId: number, userId: number): Promise<Role | undefined> {
-  const row = await db
-    .selectFrom('workspace_members')
-    .select('role')
-    .where('workspace_id', '=', workspaceId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return row?.role;
+  return (await roleOf(db, workspaceId, userId))[0]?.role;
 }
 
 function membersQuery(db: DB, workspaceId: number) {

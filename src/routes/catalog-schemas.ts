@@ -49,6 +49,11 @@ export const AssetSchema = Type.Object({
       "Pages of the current version's file (a PDF, or an office document as converted to PDF), counted by its preview job; " +
       'null until then, for other files, and when the pages cannot be counted (encrypted or corrupt PDF, tool not installed)',
   }),
+  sha256: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is " +
+      'stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it',
+  }),
   tags: Type.Array(Type.String()),
   visibility: Type.Integer({ description: '0 = public, any other value = private' }),
   metadata: Metadata,

@@ -42,10 +42,27 @@ export const SubscriptionSchema = Type.Object({
       members: Type.Integer(),
       assets: Type.Integer({ description: 'Assets, trash included' }),
     },
-    { description: 'What the workspace uses now (counted when asked)' },
+    { description: 'What the workspace uses now (kept exact as files, assets and members are added and removed)' },
   ),
+  read_only: Type.Boolean({
+    description: 'The subscription is past_due beyond the grace period: reads and downloads work, every write answers 402 SUBSCRIPTION_PAST_DUE until paid',
+  }),
+  past_due_until: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'While past_due: when the workspace turns (or turned) read-only, Unix seconds; null when not past_due',
+  }),
 });
 export type SubscriptionView = Static<typeof SubscriptionSchema>;
+
+const PlanSchema = Type.Object({
+  id: Type.String({ maxLength: 64, description: 'Plan id, as create-checkout takes it' }),
+  name: Type.String({ maxLength: 100 }),
+  free: Type.Boolean({ description: 'The free plan every workspace starts on (not bought)' }),
+  price_label: Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'Short price text to show, e.g. "EUR 12 / month"; null when the plans file gives none' }),
+  limits: Type.Object({ storage_bytes: Limit('Bytes of stored files'), members: Limit('Members'), assets: Limit('Assets') }),
+});
+
+export const PlansSchema = Type.Object({ plans: Type.Array(PlanSchema, { maxItems: 100, description: "The instance's plans, in the plans file's order" }) });
+export type PlansView = Static<typeof PlansSchema>;
 
 /**
  * The webhook's body as Stripe sends it (an Event object); only id, type and data.object are read, and only

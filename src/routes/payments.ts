@@ -6,6 +6,7 @@ import {
   CheckoutSchema,
   CreateCheckoutBody,
   PortalBody,
+  PlansSchema,
   PortalSchema,
   StripeEventBody,
   SubscriptionQuery,
@@ -73,14 +74,34 @@ export const paymentRoutes: FastifyPluginCallbackTypebox<{ payments: PaymentServ
         summary: "The workspace's plan, subscription state, limits and usage (members)",
         description:
           "plan is the plan whose limits apply: the subscription's while its status is active, trialing or past_due, otherwise " +
-          'the free plan (a canceled subscription falls back to it). Usage is counted when asked. Limits are reported here; ' +
-          'they are not enforced yet. ' +
+          'the free plan (a canceled subscription falls back to it: nothing is deleted, but adding beyond its limits is refused). ' +
+          'usage is kept exact as files, assets and members are added and removed (trash still counts: it is still stored). ' +
+          'Passing a limit is refused up front with 402 QUOTA_EXCEEDED {limit, used, requested}. past_due_until: while the ' +
+          'subscription is past_due, when the workspace turns read-only (the grace period, 7 days by default, after it became ' +
+          'past_due); read_only: that time has passed, and every write answers 402 SUBSCRIPTION_PAST_DUE until the invoice is ' +
+          'paid (checkout and the billing portal keep working). ' +
           DISABLED,
         querystring: SubscriptionQuery,
         response: { 200: Envelope(SubscriptionSchema), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
     },
     async (req) => ok(await payments.subscription(req.caller, req.query.workspaceId)),
+  );
+
+  app.get(
+    '/payments/plans',
+    {
+      schema: {
+        tags: ['payments'],
+        summary: "The instance's plans (any signed-in user)",
+        description:
+          "Every plan of the plans file, in its order: id (what create-checkout takes), name, whether it is the free plan, a short " +
+          'price text when the plans file gives one, and its limits (null: unlimited). ' +
+          DISABLED,
+        response: { 200: Envelope(PlansSchema), 401: ErrorBody, 404: ErrorBody },
+      },
+    },
+    () => ok(payments.plansList()),
   );
 
   app.register(webhookRoute, { payments });

@@ -27,7 +27,7 @@ const CorsRule = Type.Object({
   MaxAgeSeconds: Type.Optional(Type.Integer()),
 });
 const UploadRefQuery = Type.Object({ UploadId, assetId: AssetId, workspaceId: WorkspaceId });
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
+const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
 
 /** seed 4.3: the object storage endpoints, with the seed's own parameter names and answers. */
 export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService }> = async (app, { storage }) => {
@@ -69,13 +69,18 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
           'With `assetId` of a ready asset of the workspace, the upload is a new version of that asset instead: ' +
           'the answer carries that assetId, the key is the version\'s own, and completing the upload makes the version current. ' +
           '`minPartSize` is the smallest size every part but the last must have for completion to succeed; ' +
-          'at most 10,000 parts.',
+          'at most 10,000 parts. ' +
+          'Optional `fileSize` declares the file\'s size in bytes: where the workspace\'s plan limits storage it is reserved now ' +
+          '(402 QUOTA_EXCEEDED {limit, used, requested} when it does not fit, before anything is stored), and complete-upload ' +
+          're-checks the real size; a new asset past the plan\'s asset limit is 402 QUOTA_EXCEEDED too. A workspace whose ' +
+          'subscription is past due beyond the grace period answers 402 SUBSCRIPTION_PAST_DUE to this and every other write.',
         querystring: Type.Object({
           workspaceId: WorkspaceId,
           fileType: MimeType,
           fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
           folderId: Type.Optional(Id('Folder to file the asset in')),
           assetId: Type.Optional(Id('Existing asset to add a version to')),
+          fileSize: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Declared size of the file in bytes, reserved against the plan\'s storage limit' })),
         }),
         response: { 200: Type.Object({ uploadId: Type.String(), assetId: Type.Integer(), minPartSize: Type.Integer() }), ...errors },
       },
@@ -111,7 +116,8 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
           'The object\'s type is sniffed from its first bytes: where they are conclusive (PNG, JPEG, MP4, PDF, ZIP, …) that type ' +
           'replaces the `fileType` claimed at start-upload on the asset and version (mime_type, file_type, dimensions, thumbnail); ' +
           'otherwise (plain text, CSV, unknown formats) the claim stands. A claim that is a more precise member of a generic container ' +
-          'the bytes show (DOCX or EPUB for a ZIP, SVG for XML) stands too.',
+          'the bytes show (DOCX or EPUB for a ZIP, SVG for XML) stands too. A file larger than the size declared at start-upload ' +
+          'that no longer fits the plan\'s storage limit is 402 QUOTA_EXCEEDED, and nothing of the upload is kept.',
         body: Type.Object({
           uploadId: UploadId,
           assetId: WireId('Asset identifier'),

@@ -63,6 +63,9 @@ export const VersionSchema = Type.Object({
       'Pages of a PDF, or of an office document as converted to PDF (slides; printed pages of a spreadsheet); counted by the ' +
       'preview job, so null while preview_status is pending, and null for other files or when the pages cannot be counted',
   }),
+  sha256: Type.Union([Type.String(), Type.Null()], {
+    description: "SHA-256 of the version's file (64 lowercase hex digits), computed by a background job shortly after it is stored; null until then",
+  }),
 });
 export type VersionView = Static<typeof VersionSchema>;
 

@@ -10,7 +10,7 @@ import { AssetSchema, Deleted, Metadata } from './catalog-schemas.js';
 import { PreviewSchema, VersionSchema } from './version-schemas.js';
 import { EMBED_METADATA_NOTE, EmbedMetadata } from './writeback-schemas.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
+const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
 const NOT_VISIBLE =
   'A missing id, an id in a workspace the caller is not a member of, and an asset in the trash (or a version of one) all answer 404.';
 const tags = ['versions'];

@@ -21,7 +21,7 @@ const Member = Type.Object({
 });
 const MemberParams = Type.Object({ id: Id('Workspace id'), userId: Id('User id') });
 const Deleted = Envelope(Type.Object({ id: Type.Integer() }));
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
+const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 
 export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const ws = services.workspaces;

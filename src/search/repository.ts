@@ -49,6 +49,8 @@ export interface DocumentRow {
   modified_at: number;
   /** Assets only: the embedded metadata (issue #12). */
   embedded?: EmbeddedFields;
+  /** Assets only: the SHA-256 of the current file (issue #19), null until hashed. */
+  sha256?: string | null;
 }
 
 /** The embedded-metadata columns of an asset (migration 0011) a search document carries. */
@@ -64,7 +66,7 @@ const CATALOG: Readonly<Record<number, { table: RawBuilder<unknown>; columns: Ra
     table: sql.raw('assets'),
     columns: sql`c.id, c.workspace_id, c.folder_id, c.display_file_name AS name, c.file_name, c.file_type,
       c.mime_type, c.file_size, c.width, c.height, c.orientation, c.tags, c.visibility, NULL AS description, c.created_at, c.modified_at,
-      ${sql.raw(EMBEDDED_FIELDS.map((f) => `c.${f}`).join(', '))}, c.keywords`,
+      ${sql.raw(EMBEDDED_FIELDS.map((f) => `c.${f}`).join(', '))}, c.keywords, c.sha256`,
   },
   [KIND.digital_assets_categories]: {
     table: sql.raw('folders'),

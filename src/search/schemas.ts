@@ -49,6 +49,8 @@ const Filter = Type.String({
     'matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, ' +
     'camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in ' +
     'degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). ' +
+    'Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and ' +
+    'duplicate_of:=<asset id> (assets whose current file has that asset\'s SHA-256, the asset itself excluded); both := and :!= only. ' +
     'A malformed expression is 400 with its position.',
 });
 
@@ -159,6 +161,9 @@ export const SearchDocument = Type.Object({
   copyright: Type.Optional(Nullable(Type.String({ description: 'Assets only' }))),
   usage_terms: Type.Optional(Nullable(Type.String({ description: 'Assets only' }))),
   keywords: Type.Optional(Type.Array(Type.String(), { description: "Assets only: the file's own keywords (also merged into tags)" })),
+  sha256: Type.Optional(
+    Nullable(Type.String({ description: "Assets only: SHA-256 of the current file (64 lowercase hex digits); null until the server has hashed it" })),
+  ),
   thumbnail_url: Type.Optional(Type.String({ description: "Assets only: signed URL of the current version's thumbnail (works in <img>)" })),
   file_url: Type.Optional(Type.String({ description: "Assets only: signed URL of the current version's file" })),
 });

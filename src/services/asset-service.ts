@@ -31,6 +31,7 @@ export function toAssetView(a: assets.AssetRecord): AssetView {
     height: a.height,
     orientation: a.orientation as Orientation | null,
     page_count: a.page_count,
+    sha256: a.sha256,
     tags: a.tags,
     visibility: a.visibility,
     metadata: a.metadata,

@@ -7,6 +7,7 @@ import { countUsers, findUserByEmail, findUserById, insertUser, updateUserProfil
 import { findActiveSessionUser, insertSession, revokeSession } from '../repositories/sessions.js';
 import { insertMember, insertWorkspace, listWorkspacesOfUser, type WorkspaceWithRole } from '../repositories/workspaces.js';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /** seed 2.4: user is {id: number, email, name}. */
 export interface PublicUser {
@@ -61,7 +62,14 @@ function accountPhone(phone: string): string {
 }
 
 export class AuthService {
-  constructor(private readonly ctx: AppContext) {}
+  /** Signature checks remembered per token; the session row is still read on every request. */
+  private readonly verified: VerifiedTokens;
+  /** The user row authenticate() read with the session, for GET /auth/me of the same request (one query fewer). */
+  private readonly sessionUsers = new WeakMap<Caller, UserRow>();
+
+  constructor(private readonly ctx: AppContext) {
+    this.verified = new VerifiedTokens(ctx.tokens);
+  }
 
   /**
    * Open while the instance has no user (that first user becomes instance admin)
@@ -113,17 +121,19 @@ export class AuthService {
 
   /** Resolves a bearer token to the caller, or throws 401. */
   async authenticate(token: string): Promise<Caller> {
-    const claims = await this.ctx.tokens.verify(token);
+    const claims = await this.verified.verify(token);
     if (!claims) throw appError('INVALID_TOKEN');
     const user = await findActiveSessionUser(this.ctx.db, claims.sessionId, claims.userId, this.ctx.now());
     if (!user) throw appError('INVALID_TOKEN');
-    return {
+    const caller: Caller = {
       id: user.id,
       email: user.email,
       name: user.name,
       isInstanceAdmin: user.is_instance_admin === 1,
       sessionId: claims.sessionId,
     };
+    this.sessionUsers.set(caller, user);
+    return caller;
   }
 
   async logout(caller: Caller): Promise<void> {
@@ -131,7 +141,12 @@ export class AuthService {
   }
 
   async me(caller: Caller): Promise<{ user: Account; workspaces: WorkspaceWithRole[] }> {
-    const user = await findUserById(this.ctx.db, caller.id);
+    return this.accountOf(caller, this.sessionUsers.get(caller));
+  }
+
+  /** `user`: the row read with the session in this request, if any; read afresh otherwise (and after a change). */
+  private async accountOf(caller: Caller, known?: UserRow): Promise<{ user: Account; workspaces: WorkspaceWithRole[] }> {
+    const user = known ?? (await findUserById(this.ctx.db, caller.id));
     // The session was found a moment ago; a user deleted since is a signed-out one.
     if (!user) throw appError('INVALID_TOKEN');
     return { user: account(user), workspaces: await listWorkspacesOfUser(this.ctx.db, caller.id) };
@@ -149,6 +164,7 @@ export class AuthService {
     if (Object.keys(changes).length > 0) {
       const updated = await updateUserProfile(this.ctx.db, caller.id, changes, this.ctx.now());
       if (!updated) throw appError('INVALID_TOKEN');
+      return this.accountOf(caller);
     }
     return this.me(caller);
   }

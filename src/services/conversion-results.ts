@@ -13,6 +13,7 @@ import * as versions from '../repositories/versions.js';
 import { assetKey } from '../storage/keys.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { Actor } from './activity-service.js';
+import * as quota from './quota-service.js';
 import type { VersionFile, VersionLifecycle } from './version-lifecycle.js';
 
 /** The conversion was canceled, or its row went with its source, while its result was being stored. */
@@ -62,8 +63,17 @@ export class ConversionResults {
     const facts: VersionFile = { mime_type: mimeType, file_size: (await stat(file)).size, width: dimensions?.width ?? null, height: dimensions?.height ?? null };
     const name = convertedFileName(src.asset.display_file_name, OUTPUT_TYPES[format].extension);
     const from = { asset_id: src.asset.id, version_id: src.version.id, version: `v${src.version.number}`, conversion_id: src.conversion.id, format };
+    // The plan's limits, before anything is stored: a refusal (402 QUOTA_EXCEEDED) fails the conversion with its reason.
+    await quota.withStorage(this.ctx, src.asset.workspace_id, facts.file_size, () => this.storeResult(src, file, mimeType, facts, name, from));
+    this.versions.notify();
+  }
+
+  private async storeResult(src: ConversionSource, file: string, mimeType: string, facts: VersionFile, name: string, from: Record<string, unknown>): Promise<void> {
+    const format = src.params.format;
     if (src.params.target === 'new_asset') {
-      const target = (await this.claimed(src.conversion, 'uploading')) ?? (await this.claimNewAsset(src, name, facts));
+      const claimed = await this.claimed(src.conversion, 'uploading');
+      if (!claimed) await quota.assertAssets(this.ctx, src.asset.workspace_id);
+      const target = claimed ?? (await this.claimNewAsset(src, name, facts));
       await this.canceledDiscards(src, target, async () => {
         await this.store.putFile(assetKey(src.asset.workspace_id, target.assetId), file, mimeType);
         await this.finish(src, target, facts, { ...src.asset.metadata, converted_from: from }, async (trx) => {
@@ -83,7 +93,6 @@ export class ConversionResults {
         });
       });
     }
-    this.versions.notify();
   }
 
   /**

@@ -82,7 +82,8 @@ export class ConversionRunner {
         await this.results.discard(c.id);
         return;
       }
-      const final = err instanceof UnreadableMedia || err instanceof ConversionRefused;
+      // Over the plan's limits: retrying would not change that; the conversion fails with the reason.
+      const final = err instanceof UnreadableMedia || err instanceof ConversionRefused || (err instanceof AppError && err.code === 'QUOTA_EXCEEDED');
       const message = attemptError(err);
       if (final) {
         await repo.markFailed(this.ctx.db, c.id, message, this.ctx.now());

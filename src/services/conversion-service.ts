@@ -18,6 +18,7 @@ import * as repo from '../repositories/conversions.js';
 import * as versions from '../repositories/versions.js';
 import type { ConversionListInput, ConversionPageView, ConversionView, ConvertImageInput, ConvertVideoInput } from '../routes/conversion-schemas.js';
 import { requireRole } from './access.js';
+import * as quota from './quota-service.js';
 import type { Caller } from './auth-service.js';
 import { loadAuthorized } from './catalog-access.js';
 import type { ConversionRunner } from './conversion-runner.js';
@@ -143,6 +144,9 @@ export class ConversionService {
   }
 
   private async record(caller: Caller, asset: assets.AssetRecord, version: versions.VersionRecord, kind: ConversionKind, params: ConversionParams): Promise<Requested> {
+    // Refused up front when the plan has no room left; the result's real size is checked when it is stored.
+    await quota.assertStorageRoom(this.ctx, asset.workspace_id);
+    if (params.target === 'new_asset') await quota.assertAssets(this.ctx, asset.workspace_id);
     const key = dedupKey(version.id, kind, params);
     const values = {
       workspace_id: asset.workspace_id,

@@ -54,8 +54,8 @@ export class DriveAuthService {
     private readonly ctx: AppContext,
     private readonly connections: DriveConnections,
   ) {
-    this.states = new StateSigner(ctx.config.jwtSecret);
-    this.verifiers = new TokenCipher(ctx.config.jwtSecret, 'pkce-verifier');
+    this.states = new StateSigner(ctx.secrets.current);
+    this.verifiers = new TokenCipher(ctx.secrets, 'pkce-verifier');
   }
 
   /** GET /drives: every configured provider with the caller's connection to it. */

@@ -36,7 +36,7 @@ export class DriveConnections {
 
   constructor(private readonly ctx: AppContext) {
     this.providers = configuredDrives(ctx.config.drives);
-    this.cipher = new TokenCipher(ctx.config.jwtSecret, 'tokens');
+    this.cipher = new TokenCipher(ctx.secrets, 'tokens');
   }
 
   /** The configured provider, or 404 DRIVE_NOT_CONFIGURED. */

@@ -51,7 +51,7 @@ export class DriveService {
     private readonly store: ObjectStore,
     private readonly connections: DriveConnections,
   ) {
-    this.cursors = new TokenCipher(ctx.config.jwtSecret, 'listing-cursor');
+    this.cursors = new TokenCipher(ctx.secrets, 'listing-cursor');
   }
 
   /**

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { generatedFileName } from '../domain/generated-names.js';
 import type { SafeFetcher } from '../fetcher/index.js';
 import { decodeImage, ImageGenRefused, ImageGenUnavailable, NotAnImage, type DecodedImage, type GeneratedImage, type ImageGenerator } from '../image-gen/index.js';
+import { AppError } from '../errors.js';
 import { PermanentJobError } from '../jobs/types.js';
 import * as lifecycle from '../repositories/asset-uploads.js';
 import * as assets from '../repositories/assets.js';
@@ -12,6 +13,7 @@ import { folderExistsInWorkspace } from '../repositories/folders.js';
 import * as repo from '../repositories/image-generations.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { assetKey } from '../storage/keys.js';
+import * as quota from './quota-service.js';
 import type { VersionLifecycle } from './version-lifecycle.js';
 
 /** Another run of the same generation claimed the image first. */
@@ -56,7 +58,8 @@ export class ImageGenerationRunner {
       }
       await repo.setStatus(this.ctx.db, generationId, 'succeeded', this.ctx.now(), null);
     } catch (err) {
-      const final = err instanceof ImageGenRefused || err instanceof NotAnImage;
+      // Over the plan's storage limit: retrying would not change that; the generation fails with the reason.
+      const final = err instanceof ImageGenRefused || err instanceof NotAnImage || (err instanceof AppError && err.code === 'QUOTA_EXCEEDED');
       const known = final || err instanceof ImageGenUnavailable;
       // Shown to the workspace's members: the provider's reason, or our own words, never an internal message.
       const message = known ? (err as Error).message : 'Storing a generated image failed';
@@ -81,8 +84,10 @@ export class ImageGenerationRunner {
     const decoded = await decodeImage(image!, this.fetcher, this.ctx.config.proxy.maxBytes);
     const target = slot ? (slot.asset_id !== null && slot.version_id !== null ? { assetId: slot.asset_id, versionId: slot.version_id } : undefined) : await this.claim(g, index, decoded);
     if (!target) return;
-    await this.storeObject(assetKey(g.workspace_id, target.assetId), decoded);
-    await this.finish(g, target, decoded, image!);
+    await quota.withStorage(this.ctx, g.workspace_id, decoded.bytes.length, async () => {
+      await this.storeObject(assetKey(g.workspace_id, target.assetId), decoded);
+      await this.finish(g, target, decoded, image!);
+    });
   }
 
   /** Creates the image's asset ('uploading', key set, v1 reserved) and claims the image for it, all in one transaction. */

@@ -7,6 +7,7 @@ import { folderExistsInWorkspace } from '../repositories/folders.js';
 import * as repo from '../repositories/image-generations.js';
 import type { GenerateImageInput, GenerationView } from '../routes/image-generation-schemas.js';
 import { requireRole } from './access.js';
+import * as quota from './quota-service.js';
 import type { Caller } from './auth-service.js';
 
 const DAY = 24 * 3600;
@@ -52,6 +53,9 @@ export class ImageGenerationService {
       throw appError('VALIDATION_ERROR', `folder_id ${input.folder_id} is not a folder of workspace ${input.workspaceId}`, { field: 'folder_id' });
     }
     const n = input.n ?? 1;
+    // The plan's limits up front: n new assets, and some storage left (each image's size is checked as it is stored).
+    await quota.assertAssets(this.ctx, input.workspaceId, n);
+    await quota.assertStorageRoom(this.ctx, input.workspaceId);
     const now = this.ctx.now();
     const dayStart = now - (now % DAY);
     const generation = await this.ctx.db.transaction().execute(async (trx) => {

@@ -21,6 +21,7 @@ import { BulkService } from './bulk-service.js';
 import { ActivityService } from './activity-service.js';
 import { ExifToolRunner } from '../media/exiftool.js';
 import { EmbeddedMetadataService } from './embedded-metadata-service.js';
+import { FileHashService } from './file-hash-service.js';
 import { MetadataWriteback } from './metadata-writeback.js';
 import { ImageGenerationService } from './image-generation-service.js';
 import { ImageGenerationRunner } from './image-generation-runner.js';
@@ -45,6 +46,8 @@ import { DriveImportService } from './drive-import-service.js';
 import { DriveImportRunner } from './drive-import-runner.js';
 import { PaymentService } from './payment-service.js';
 import { createPaymentProvider } from '../payments/index.js';
+import { installWriteGuard } from './access.js';
+import { assertWritable } from './quota-service.js';
 
 /** Every service of the app, built once per app with explicit dependencies. */
 export interface Services {
@@ -67,6 +70,8 @@ export interface Services {
   /** The app's ExifTool processes (issue #12): buildApp ends them when the app closes. */
   exiftool: ExifToolRunner;
   embeddedMetadata: EmbeddedMetadataService;
+  /** SHA-256 of stored files and duplicate lookups (issue #19). */
+  fileHashes: FileHashService;
   imageGeneration: ImageGenerationService;
   /** The job side of image generation: provider requests, assets. */
   imageGenerationRunner: ImageGenerationRunner;
@@ -97,16 +102,18 @@ export interface Services {
 }
 
 export function buildServices(ctx: AppContext): Services {
-  const store = createObjectStore(ctx.config, ctx.db, () => ctx.now());
+  // issue #17: a past_due workspace past its grace period is read-only for every write requireRole checks.
+  installWriteGuard(ctx.db, (db, workspaceId) => assertWritable(ctx, db, workspaceId));
+  const store = createObjectStore(ctx.config, ctx.db, () => ctx.now(), ctx.secrets);
   const auth = new AuthService(ctx);
   const jobs = new JobQueue(ctx.db, lockCandidates[ctx.database.dialect], ctx.config.jobs, () => ctx.now());
   const lifecycle = new VersionLifecycle(ctx, jobs);
-  const links = new MediaLinks(ctx.config.jwtSecret, ctx.config.publicUrl, ctx.config.mediaUrlTtl, () => ctx.now());
+  const links = new MediaLinks(ctx.secrets, ctx.config.publicUrl, ctx.config.mediaUrlTtl, () => ctx.now());
   const exiftool = new ExifToolRunner();
   const writeback = new MetadataWriteback(ctx, store, exiftool);
   const versions = new VersionService(ctx, store, lifecycle, links, writeback);
   const fetcher = createSafeFetcher(policyFromConfig(ctx.config.proxy));
-  const proxyLinks = new ProxyLinks(ctx.config.jwtSecret, ctx.config.publicUrl, ctx.config.proxy.urlTtl, () => ctx.now());
+  const proxyLinks = new ProxyLinks(ctx.secrets, ctx.config.publicUrl, ctx.config.proxy.urlTtl, () => ctx.now());
   const conversionRunner = new ConversionRunner(ctx, store, new ConversionResults(ctx, store, lifecycle));
   const catalog = new CatalogService(ctx);
   const serverUpload = new ServerUploadService(ctx, store, lifecycle);
@@ -130,6 +137,7 @@ export function buildServices(ctx: AppContext): Services {
     activity: new ActivityService(ctx),
     exiftool,
     embeddedMetadata: new EmbeddedMetadataService(ctx, store, exiftool),
+    fileHashes: new FileHashService(ctx, store, jobs),
     imageGeneration: new ImageGenerationService(ctx, jobs),
     imageGenerationRunner: new ImageGenerationRunner(ctx, store, lifecycle, createImageGenerator(ctx.config.imageGen), fetcher),
     fetcher,
@@ -139,7 +147,7 @@ export function buildServices(ctx: AppContext): Services {
     videoPreviews: new VideoPreviewService(ctx, store),
     shares: new ShareService(ctx),
     shareAccess: new ShareAccessService(ctx, store, links),
-    zip: new ZipService(ctx, store, new ZipLinks(ctx.config.jwtSecret, ctx.config.publicUrl, ctx.config.zip.linkTtl, () => ctx.now())),
+    zip: new ZipService(ctx, store, new ZipLinks(ctx.secrets, ctx.config.publicUrl, ctx.config.zip.linkTtl, () => ctx.now())),
     zipImports: new ZipImportService(ctx, store, jobs),
     zipImportRunner: new ZipImportRunner(ctx, store, serverUpload, catalog.folders),
     driveAuth: new DriveAuthService(ctx, driveConnections),

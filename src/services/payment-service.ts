@@ -1,16 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { AppError, appError } from '../errors.js';
-import { freePlan, type Plan } from '../payments/plans.js';
+import { freePlan, LIVE_STATUSES as LIVE, planInEffect, type Plan } from '../payments/plans.js';
 import { SignatureError, type PaymentEvent, type PaymentProvider, type SubscriptionState } from '../payments/index.js';
 import * as repo from '../repositories/payments.js';
 import { findWorkspace } from '../repositories/workspaces.js';
-import type { CreateCheckoutInput, PortalInput, SubscriptionView, WebhookResult } from '../routes/payment-schemas.js';
+import type { CreateCheckoutInput, PlansView, PortalInput, SubscriptionView, WebhookResult } from '../routes/payment-schemas.js';
+import { findUsage } from '../repositories/usage.js';
+import * as quota from './quota-service.js';
 import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
-
-/** Statuses under which the subscription's plan applies; any other (canceled, unpaid, incomplete...) falls back to the free plan. */
-const LIVE = new Set(['active', 'trialing', 'past_due']);
 
 /** Events that change a subscription's state; every other type is acknowledged and ignored. */
 const HANDLED = new Set([
@@ -50,8 +49,7 @@ export class PaymentService {
 
   /** The plan whose limits apply to a billing state: the subscription's while it is live, otherwise the free plan. */
   effectivePlan(billing: repo.BillingRecord | undefined): Plan {
-    if (!billing?.status || !LIVE.has(billing.status)) return this.free;
-    return this.plans.find((p) => p.stripe_price_id !== undefined && p.stripe_price_id === billing.stripe_price_id) ?? this.free;
+    return planInEffect(this.plans, billing);
   }
 
   private billingPage(workspaceId: number): string {
@@ -60,7 +58,7 @@ export class PaymentService {
 
   async createCheckout(caller: Caller, input: CreateCheckoutInput): Promise<{ id: string; url: string }> {
     const provider = this.enabled();
-    await requireRole(this.ctx.db, input.workspaceId, caller.id, 'admin');
+    await requireRole(this.ctx.db, input.workspaceId, caller.id, 'admin', { billing: true });
     const plan = this.plans.find((p) => p.id === input.plan);
     if (!plan) {
       throw appError('VALIDATION_ERROR', `plan "${input.plan}" is not a plan of this instance (${this.plans.map((p) => p.id).join(', ')})`, { field: 'plan' });
@@ -91,7 +89,7 @@ export class PaymentService {
 
   async portal(caller: Caller, input: PortalInput): Promise<{ url: string }> {
     const provider = this.enabled();
-    await requireRole(this.ctx.db, input.workspaceId, caller.id, 'admin');
+    await requireRole(this.ctx.db, input.workspaceId, caller.id, 'admin', { billing: true });
     const billing = await repo.findBilling(this.ctx.db, input.workspaceId);
     if (!billing?.stripe_customer_id) throw appError('CONFLICT', 'This workspace has no billing account yet: subscribe to a plan first (POST /payments/create-checkout)');
     const customerId = billing.stripe_customer_id;
@@ -103,6 +101,7 @@ export class PaymentService {
     await requireRole(this.ctx.db, workspaceId, caller.id, 'viewer');
     const billing = await repo.findBilling(this.ctx.db, workspaceId);
     const plan = this.effectivePlan(billing);
+    const readOnlyFrom = await quota.readOnlyFrom(this.ctx, this.ctx.db, workspaceId);
     return {
       plan: plan.id,
       plan_name: plan.name,
@@ -114,7 +113,28 @@ export class PaymentService {
         members: plan.limits.members ?? null,
         assets: plan.limits.assets ?? null,
       },
-      usage: await repo.countUsage(this.ctx.db, workspaceId),
+      usage: await this.usage(workspaceId),
+      read_only: readOnlyFrom !== null && this.ctx.now() >= readOnlyFrom,
+      past_due_until: readOnlyFrom,
+    };
+  }
+
+  private async usage(workspaceId: number): Promise<SubscriptionView['usage']> {
+    const row = await findUsage(this.ctx.db, workspaceId);
+    return { storage_bytes: row.storage_bytes, members: row.members, assets: row.assets };
+  }
+
+  /** The plans of this instance, in the plans file's order (any signed-in user). */
+  plansList(): PlansView {
+    this.enabled();
+    return {
+      plans: this.plans.map((p) => ({
+        id: p.id,
+        name: p.name,
+        free: p.stripe_price_id === undefined,
+        price_label: p.price_label ?? null,
+        limits: { storage_bytes: p.limits.storage_bytes ?? null, members: p.limits.members ?? null, assets: p.limits.assets ?? null },
+      })),
     };
   }
 

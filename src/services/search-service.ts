@@ -61,6 +61,7 @@ export function toSearchDocument(row: DocumentRow): SearchDocument {
   };
   if (row.file_name !== null) {
     Object.assign(doc, { file_name: row.file_name, mime_type: row.mime_type ?? '', file_size: row.file_size ?? 0, width: row.width, height: row.height });
+    doc.sha256 = row.sha256 ?? null;
   }
   if (row.description !== null) doc.description = row.description;
   if (row.embedded) Object.assign(doc, row.embedded);

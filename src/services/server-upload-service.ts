@@ -12,6 +12,7 @@ import type { ObjectStore } from '../storage/object-store.js';
 import { assetKey } from '../storage/keys.js';
 import type { Caller } from './auth-service.js';
 import { requireRole } from './access.js';
+import * as quota from './quota-service.js';
 import { toAssetView } from './asset-service.js';
 import type { AssetView } from '../routes/catalog-schemas.js';
 import type { VersionLifecycle } from './version-lifecycle.js';
@@ -71,6 +72,18 @@ export class ServerUploadService {
     // The part's Content-Type is only the client's claim: the bytes decide where they can (src/media/sniff.ts).
     const mimeType = await sniffFile(input.file.path, input.file.mimetype);
     const dimensions = mimeType.startsWith('image/') ? await probeImage(input.file.path) : undefined;
+    // Plan limits (issue #17): refused with 402 before the asset exists or any byte is stored.
+    await quota.assertAssets(this.ctx, input.workspaceId);
+    return quota.withStorage(this.ctx, input.workspaceId, input.file.size, () => this.storeFile(caller, input, tags, mimeType, dimensions));
+  }
+
+  private async storeFile(
+    caller: Caller,
+    input: ServerUploadInput,
+    tags: string[],
+    mimeType: string,
+    dimensions: { width: number; height: number } | undefined,
+  ): Promise<AssetView> {
     const asset = await assets.insertAsset(this.ctx.db, {
       workspace_id: input.workspaceId,
       folder_id: input.folder_id ?? null,

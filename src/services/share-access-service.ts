@@ -57,7 +57,7 @@ export class ShareAccessService {
     private readonly store: ObjectStore,
     private readonly links: MediaLinks,
   ) {
-    this.tokens = new ShareTokenSigner(ctx.config.jwtSecret);
+    this.tokens = new ShareTokenSigner(ctx.secrets);
   }
 
   /** One page of the link's items; reading page 1 counts a visit (`countable`: false for HEAD). */

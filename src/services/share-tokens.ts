@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
+import { secretsOf, type SecretInput } from './signing-secrets.js';
 
 const AUDIENCE = 'dam-share-access';
 
@@ -12,9 +13,12 @@ const AUDIENCE = 'dam-share-access';
  */
 export class ShareTokenSigner {
   private readonly key: Uint8Array;
+  /** The current key, then those of DAM_JWT_SECRET_PREVIOUS (verify only). */
+  private readonly keys: Uint8Array[];
 
-  constructor(secret: string) {
-    this.key = createHmac('sha256', secret).update('dam-token:share-access').digest();
+  constructor(secret: SecretInput) {
+    this.keys = secretsOf(secret).all.map((s) => createHmac('sha256', s).update('dam-token:share-access').digest());
+    this.key = this.keys[0]!;
   }
 
   /** Changes whenever the password does (a new hash has a new salt). */
@@ -34,8 +38,15 @@ export class ShareTokenSigner {
 
   /** Whether `token` is an unexpired token of this link issued under its current password (`now` in Unix seconds). */
   async verify(token: string, linkId: number, passwordHash: string, now: number): Promise<boolean> {
+    for (const key of this.keys) {
+      if (await this.verifyWith(key, token, linkId, passwordHash, now)) return true;
+    }
+    return false;
+  }
+
+  private async verifyWith(key: Uint8Array, token: string, linkId: number, passwordHash: string, now: number): Promise<boolean> {
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const { payload } = await jwtVerify(token, key, {
         audience: AUDIENCE,
         algorithms: ['HS256'],
         currentDate: new Date(now * 1000),

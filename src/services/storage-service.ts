@@ -21,6 +21,7 @@ import type { UploadSessionRow } from '../db/schema.js';
 import type { AssetRecord } from '../repositories/assets.js';
 import type { VersionLifecycle } from './version-lifecycle.js';
 import type { MetadataWriteback } from './metadata-writeback.js';
+import * as quota from './quota-service.js';
 
 /** seed 8: presigned upload URLs live one hour. */
 export const PART_URL_TTL = 3600;
@@ -93,11 +94,27 @@ export class StorageService {
 
   async startUpload(
     caller: Caller,
-    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number; assetId?: number },
+    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number; assetId?: number; fileSize?: number },
   ): Promise<{ uploadId: string; assetId: number }> {
     await requireRole(this.ctx.db, input.workspaceId, caller.id, 'manager');
     if (input.assetId !== undefined) return this.startVersionUpload(caller, input.assetId, input);
     if (input.folderId !== undefined) await this.assertFolderInWorkspace(input.folderId, input.workspaceId);
+    await quota.assertAssets(this.ctx, input.workspaceId);
+    // Refused before anything exists; released again below if the upload cannot start.
+    const reserved = await quota.reserveStorage(this.ctx, input.workspaceId, input.fileSize ?? 0);
+    try {
+      return await this.startNewAssetUpload(caller, input, reserved);
+    } catch (err) {
+      await quota.releaseStorage(this.ctx, input.workspaceId, reserved);
+      throw err;
+    }
+  }
+
+  private async startNewAssetUpload(
+    caller: Caller,
+    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number },
+    reserved: number,
+  ): Promise<{ uploadId: string; assetId: number }> {
     const now = this.ctx.now();
     const asset = await assets.insertAsset(this.ctx.db, {
       workspace_id: input.workspaceId,
@@ -129,6 +146,7 @@ export class StorageService {
         mimeType: input.fileType,
         fileName: asset.file_name,
         now,
+        reservedBytes: reserved,
       });
       await versions.setUploadVersion(trx, uploadId, version.id);
     });
@@ -139,7 +157,7 @@ export class StorageService {
   private async startVersionUpload(
     caller: Caller,
     assetId: number,
-    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number },
+    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number; fileSize?: number },
   ): Promise<{ uploadId: string; assetId: number }> {
     if (input.folderId !== undefined) {
       throw appError('VALIDATION_ERROR', 'folderId: a new version stays in its asset\'s folder; send assetId or folderId, not both', { field: 'folderId' });
@@ -147,13 +165,20 @@ export class StorageService {
     const asset = await assets.findAsset(this.ctx.db, assetId);
     if (!asset || asset.workspace_id !== input.workspaceId || !assets.inCatalog(asset)) throw notFound('Asset');
     const file = { file_name: uploadedFileName(input.fileName, asset.file_name), mime_type: input.fileType, created_by: caller.name || caller.email };
-    const version = await this.versions.reserve(asset, file, false);
+    const reserved = await quota.reserveStorage(this.ctx, input.workspaceId, input.fileSize ?? 0);
+    let version: versions.VersionRecord;
     let uploadId: string;
     try {
-      uploadId = await this.store.createMultipartUpload(version.storage_key, input.fileType);
+      version = await this.versions.reserve(asset, file, false);
+      try {
+        uploadId = await this.store.createMultipartUpload(version.storage_key, input.fileType);
+      } catch (err) {
+        await this.versions.discard(this.ctx.db, asset.id, version.id);
+        storeFailure(err);
+      }
     } catch (err) {
-      await this.versions.discard(this.ctx.db, asset.id, version.id);
-      storeFailure(err);
+      await quota.releaseStorage(this.ctx, input.workspaceId, reserved);
+      throw err;
     }
     await this.ctx.db.transaction().execute(async (trx) => {
       await uploads.insertUploadSession(trx, {
@@ -165,6 +190,7 @@ export class StorageService {
         mimeType: input.fileType,
         fileName: file.file_name,
         now: this.ctx.now(),
+        reservedBytes: reserved,
       });
       await versions.setUploadVersion(trx, uploadId, version.id);
     });
@@ -206,6 +232,7 @@ export class StorageService {
   async abortUpload(caller: Caller, ref: UploadRef): Promise<{ success: true }> {
     const session = await this.openSession(caller, ref);
     await this.store.abortMultipartUpload(session.storage_key, session.id).catch(storeFailure);
+    await quota.settleUpload(this.ctx.db, session.id);
     // Deleting the 'uploading' asset (or, for a version upload, the reserved version) cascades to the session and its parts.
     await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
     return { success: true };
@@ -223,6 +250,7 @@ export class StorageService {
       if (total > this.ctx.config.maxFileSize) {
         // As after a merge on S3 (finishUpload): a file over the limit leaves nothing behind, parts included.
         await this.store.abortMultipartUpload(session.storage_key, session.id).catch(storeFailure);
+        await quota.settleUpload(this.ctx.db, session.id);
         await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
         throw appError('UPLOAD_FAILED', `The parts add up to ${total} bytes; the largest allowed file is ${this.ctx.config.maxFileSize}`);
       }
@@ -247,9 +275,11 @@ export class StorageService {
     if (!info) throw appError('UPLOAD_FAILED', 'The joined object is missing from storage');
     if (info.size > this.ctx.config.maxFileSize) {
       await this.store.delete(session.storage_key).catch(storeFailure);
+      await quota.settleUpload(this.ctx.db, session.id);
       await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
       throw appError('UPLOAD_FAILED', `The file is ${info.size} bytes; the largest allowed is ${this.ctx.config.maxFileSize}`);
     }
+    if (session.completed_at === null) await this.recheckQuota(session, info.size);
     const mimeType = await sniffType(await this.readHead(session.storage_key, info.size, SNIFF_BYTES), session.mime_type);
     const dimensions = mimeType.startsWith('image/') ? await probeImage(await this.readHead(session.storage_key, info.size, PROBE_BYTES)) : undefined;
     const answer: CompleteAnswer = { success: true, location: this.location(session), key: session.storage_key };
@@ -266,10 +296,27 @@ export class StorageService {
       if (current.version_id !== null) await this.versions.promote(trx, current.version_id, file, { merge: {} }, { actor: caller });
       const completion: Completion = { parts, answer };
       await uploads.markUploadCompleted(trx, session.id, { completion: JSON.stringify(completion), mimeType }, now);
+      // The version's size now counts as stored (its trigger): the reservation goes in the same transaction.
+      await quota.settleUpload(trx, session.id);
       return answer;
     });
     this.versions.notify();
     return result;
+  }
+
+  /**
+   * The real size against the plan: a file larger than declared at start-upload must fit too. Refused
+   * (402) before the file is recorded, and then nothing of the upload is kept, as for an oversized file.
+   */
+  private async recheckQuota(session: UploadSessionRow, size: number): Promise<void> {
+    try {
+      await quota.recheckUpload(this.ctx, session.workspace_id, session.id, size, session.reserved_bytes);
+    } catch (err) {
+      await this.store.delete(session.storage_key).catch(() => undefined);
+      await quota.settleUpload(this.ctx.db, session.id);
+      await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
+      throw err;
+    }
   }
 
   /**
@@ -364,6 +411,7 @@ export class StorageService {
     for (const session of stale) {
       if (session.completed_at === null) {
         await this.store.abortMultipartUpload(session.storage_key, session.id).catch(() => undefined);
+        await quota.settleUpload(this.ctx.db, session.id);
         await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
       }
       await uploads.deleteUploadSession(this.ctx.db, session.id);

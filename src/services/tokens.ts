@@ -1,5 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
+import { secretsOf, type SecretInput } from './signing-secrets.js';
 
 export interface SessionClaims {
   userId: number;
@@ -15,10 +16,15 @@ export class TokenSigner {
    * sign and verify, which was a tenth of a millisecond of every request.
    */
   private readonly key: Promise<webcrypto.CryptoKey>;
+  /** Keys of DAM_JWT_SECRET_PREVIOUS: tokens signed before a rotation verify until they expire. */
+  private readonly previousKeys: Promise<webcrypto.CryptoKey>[];
 
-  constructor(secret: string) {
-    const bytes = new TextEncoder().encode(secret);
-    this.key = webcrypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  constructor(secret: SecretInput) {
+    const importKey = (s: string) =>
+      webcrypto.subtle.importKey('raw', new TextEncoder().encode(s), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    const [current, ...previous] = secretsOf(secret).all;
+    this.key = importKey(current!);
+    this.previousKeys = previous.map(importKey);
   }
 
   async sign(claims: SessionClaims, expiresAt: number): Promise<string> {
@@ -33,8 +39,18 @@ export class TokenSigner {
 
   /** Returns the claims of a valid, unexpired token, or null. */
   async verify(token: string): Promise<SessionClaims | null> {
+    const claims = await this.verifyWith(token, this.key);
+    if (claims || this.previousKeys.length === 0) return claims;
+    for (const key of this.previousKeys) {
+      const old = await this.verifyWith(token, key);
+      if (old) return old;
+    }
+    return null;
+  }
+
+  private async verifyWith(token: string, key: Promise<webcrypto.CryptoKey>): Promise<SessionClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, await this.key, { issuer: ISSUER, algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, await key, { issuer: ISSUER, algorithms: ['HS256'] });
       const userId = Number(payload.sub);
       if (!Number.isInteger(userId) || typeof payload.sid !== 'string') return null;
       return { userId, sessionId: payload.sid };

@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.js';
 import { diffFields, diffMap, type Changes } from '../domain/activity.js';
 import { fileTypeOf } from '../domain/file-types.js';
 import { appError } from '../errors.js';
-import { MAKE_RENDITIONS, MAKE_VIDEO_PREVIEW, READ_EMBEDDED_METADATA } from '../jobs/kinds.js';
+import { HASH_VERSION, MAKE_RENDITIONS, MAKE_VIDEO_PREVIEW, READ_EMBEDDED_METADATA } from '../jobs/kinds.js';
 import type { JobQueue } from '../jobs/queue.js';
 import * as assets from '../repositories/assets.js';
 import { deleteUploadingAsset } from '../repositories/asset-uploads.js';
@@ -130,6 +130,7 @@ export class VersionLifecycle {
     await versions.applyVersionToAsset(trx, asset.id, promoted, now);
     await this.jobs.enqueue(trx, MAKE_RENDITIONS, { versionId });
     await this.jobs.enqueue(trx, READ_EMBEDDED_METADATA, { versionId });
+    await this.jobs.enqueue(trx, HASH_VERSION, { versionId });
     if (videoPreview) await this.jobs.enqueue(trx, MAKE_VIDEO_PREVIEW, { versionId });
     const changes: Changes = diffFields(previous ? currentFacts(previous) : null, currentFacts(promoted), CURRENT_FACTS);
     const metadataChange = diffMap(asset.metadata, meta);

@@ -15,6 +15,7 @@ import type { PreviewView, VersionView, VideoPreviewView } from '../routes/versi
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
 import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';
+import * as quota from './quota-service.js';
 import { loadAuthorized } from './catalog-access.js';
 import { toAssetView } from './asset-service.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
@@ -75,23 +76,26 @@ export class VersionService {
     // The part's Content-Type is only the client's claim: the bytes decide where they can (src/media/sniff.ts).
     const mimeType = await sniffFile(file.path, file.mimetype);
     const dimensions = mimeType.startsWith('image/') ? await probeImage(file.path) : undefined;
-    const reserved = await this.lifecycle.reserve(
-      asset,
-      { file_name: uploadedFileName(file.filename, asset.file_name), mime_type: mimeType, created_by: caller.name || caller.email },
-      false,
-    );
-    try {
-      await this.store.putFile(reserved.storage_key, file.path, mimeType);
-    } catch (err) {
-      await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
-      throw appError('S3_ERROR', `Storing the file failed: ${(err as Error).message}`);
-    }
-    const promoted = await this.lifecycle.promoteNow(
-      reserved.id,
-      { mime_type: mimeType, file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null },
-      { merge: metadata },
-      { actor: caller },
-    );
+    // Refused (402) before anything is reserved or stored when the file does not fit the plan.
+    const promoted = await quota.withStorage(this.ctx, asset.workspace_id, file.size, async () => {
+      const reserved = await this.lifecycle.reserve(
+        asset,
+        { file_name: uploadedFileName(file.filename, asset.file_name), mime_type: mimeType, created_by: caller.name || caller.email },
+        false,
+      );
+      try {
+        await this.store.putFile(reserved.storage_key, file.path, mimeType);
+      } catch (err) {
+        await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
+        throw appError('S3_ERROR', `Storing the file failed: ${(err as Error).message}`);
+      }
+      return this.lifecycle.promoteNow(
+        reserved.id,
+        { mime_type: mimeType, file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null },
+        { merge: metadata },
+        { actor: caller },
+      );
+    });
     return this.view({ ...promoted, thumbnail_key: null }, { ...asset, metadata: promoted.metadata });
   }
 
@@ -101,23 +105,26 @@ export class VersionService {
     if (source.is_current === 1) throw appError('CONFLICT', `Version v${source.number} is already the current version`);
     const asset = await assets.findAsset(this.ctx.db, source.asset_id);
     if (!asset) throw notFound('Version');
-    const reserved = await this.lifecycle.reserve(
-      asset,
-      { file_name: source.file_name, display_file_name: source.display_file_name, mime_type: source.mime_type, created_by: caller.name || caller.email },
-      false,
-    );
-    try {
-      await this.store.copy(source.storage_key, reserved.storage_key);
-    } catch (err) {
-      await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
-      storeFailure(err);
-    }
-    await this.lifecycle.promoteNow(
-      reserved.id,
-      { mime_type: source.mime_type, file_size: source.file_size, width: source.width, height: source.height, page_count: source.page_count },
-      { replace: source.metadata },
-      { actor: caller, restoredFrom: { id: source.id, number: source.number ?? 0 } },
-    );
+    // A restore stores a copy: it counts toward the plan's storage like an upload of the same file.
+    await quota.withStorage(this.ctx, asset.workspace_id, source.file_size, async () => {
+      const reserved = await this.lifecycle.reserve(
+        asset,
+        { file_name: source.file_name, display_file_name: source.display_file_name, mime_type: source.mime_type, created_by: caller.name || caller.email },
+        false,
+      );
+      try {
+        await this.store.copy(source.storage_key, reserved.storage_key);
+      } catch (err) {
+        await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
+        storeFailure(err);
+      }
+      await this.lifecycle.promoteNow(
+        reserved.id,
+        { mime_type: source.mime_type, file_size: source.file_size, width: source.width, height: source.height, page_count: source.page_count },
+        { replace: source.metadata },
+        { actor: caller, restoredFrom: { id: source.id, number: source.number ?? 0 } },
+      );
+    });
     const updated = await assets.findAsset(this.ctx.db, asset.id);
     if (!updated) throw notFound('Asset');
     return toAssetView(updated);
@@ -193,6 +200,7 @@ export class VersionService {
       metadata: v.is_current === 1 ? asset.metadata : v.metadata,
       preview_status: v.preview_status,
       page_count: v.page_count,
+      sha256: v.sha256,
       restored_from: restoredFromOf(v),
       video_preview: this.videoPreview(v),
     };

@@ -6,6 +6,7 @@ import { appError, notFound } from '../errors.js';
 import { findUserByEmail } from '../repositories/users.js';
 import * as repo from '../repositories/workspaces.js';
 import type { Caller } from './auth-service.js';
+import * as quota from './quota-service.js';
 import { requireRole } from './access.js';
 import { ActivityService } from './activity-service.js';
 
@@ -78,6 +79,7 @@ export class WorkspaceService {
     if (!user) throw appError('NOT_FOUND', `No user with e-mail ${email}; they must register first`, { field: 'email' });
     if (await repo.findRole(this.ctx.db, id, user.id)) throw appError('CONFLICT', `${email} is already a member of this workspace`);
     await this.ctx.db.transaction().execute(async (trx) => {
+      await quota.assertMembers(this.ctx, trx, id);
       await repo.insertMember(trx, id, user.id, role, this.ctx.now());
       const subject = userSubject({ ...user, user_id: user.id });
       const changes = { role: { before: null, after: role } };

@@ -6,9 +6,10 @@ import { LocalStore } from './local-store.js';
 import type { ObjectStore } from './object-store.js';
 import { S3Store } from './s3-store.js';
 import { UrlSigner } from './signed-url.js';
+import type { SigningSecrets } from '../services/signing-secrets.js';
 
 /** Chooses the object store from config; the local store keeps its parts and CORS rules in the database. */
-export function createObjectStore(config: AppConfig, db: DB, now: () => number): ObjectStore {
+export function createObjectStore(config: AppConfig, db: DB, now: () => number, secrets: SigningSecrets): ObjectStore {
   if (config.storage.kind === 's3') return new S3Store(config.storage);
   return new LocalStore(
     path.join(config.dataDir, 'storage'),
@@ -18,7 +19,7 @@ export function createObjectStore(config: AppConfig, db: DB, now: () => number):
       getCorsRules: () => getStoredCorsRules(db),
       putCorsRules: (rules) => putStoredCorsRules(db, rules),
     },
-    new UrlSigner(config.jwtSecret, 'local-part-upload'),
+    new UrlSigner(secrets, 'local-part-upload'),
     config.publicUrl,
     now,
   );

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { secretsOf, type SecretInput } from '../services/signing-secrets.js';
 
 /**
  * HMAC-signed, expiring URLs for resources this server serves without a bearer
@@ -7,27 +8,31 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * cannot be reused for another part, another upload or another verb.
  */
 export class UrlSigner {
-  private readonly key: Buffer;
+  /** The signing key first, then the keys of DAM_JWT_SECRET_PREVIOUS (verify only, during a rotation). */
+  private readonly keys: Buffer[];
 
-  constructor(secret: string, purpose: string) {
+  constructor(secret: SecretInput, purpose: string) {
     // A key of its own, derived from the instance secret, per purpose.
-    this.key = createHmac('sha256', secret).update(`dam-url-signer:${purpose}`).digest();
+    this.keys = secretsOf(secret).all.map((s) => createHmac('sha256', s).update(`dam-url-signer:${purpose}`).digest());
   }
 
-  private mac(method: string, path: string, expires: number): string {
-    return createHmac('sha256', this.key).update(`${method}\n${path}\n${expires}`).digest('base64url');
+  private mac(key: Buffer, method: string, path: string, expires: number): string {
+    return createHmac('sha256', key).update(`${method}\n${path}\n${expires}`).digest('base64url');
   }
 
   /** Query string `expires=<unix>&signature=<mac>` for `method path`. */
   sign(method: string, path: string, expires: number): string {
-    return `expires=${expires}&signature=${this.mac(method, path, expires)}`;
+    return `expires=${expires}&signature=${this.mac(this.keys[0]!, method, path, expires)}`;
   }
 
   verify(method: string, path: string, expires: unknown, signature: unknown, now: number): 'ok' | 'expired' | 'invalid' {
     if (typeof signature !== 'string' || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires)) return 'invalid';
-    const expected = Buffer.from(this.mac(method, path, Number(expires)));
     const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+    const valid = this.keys.some((key) => {
+      const expected = Buffer.from(this.mac(key, method, path, Number(expires)));
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
+    if (!valid) return 'invalid';
     return Number(expires) < now ? 'expired' : 'ok';
   }
 }

@@ -1,3 +1,4 @@
+import type { SecretInput } from '../services/signing-secrets.js';
 import { UrlSigner } from '../storage/signed-url.js';
 
 export const ZIP_DOWNLOAD_PATH = '/zip/download';
@@ -25,7 +26,7 @@ export class ZipLinks {
   private readonly signer: UrlSigner;
 
   constructor(
-    secret: string,
+    secret: SecretInput,
     private readonly baseUrl: string,
     private readonly ttlSeconds: number,
     private readonly now: () => number,

@@ -18,6 +18,10 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     dataDir,
     databaseUrl: 'sqlite::memory:',
     jwtSecret: 'test-secret-test-secret-test-secret-0123456789',
+    jwtSecretPrevious: [],
+    role: 'all',
+    redisUrl: undefined,
+    metricsToken: undefined,
     sessionTtl: 3600,
     allowRegistration: true,
     logLevel: 'silent',
@@ -55,7 +59,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     // No external drive unless a test points one at its fake (test/helpers/fake-gdrive.ts).
     drives: { google: null, dropbox: null, onedrive: null },
     // Payments off unless a test points Stripe at test/helpers/fake-stripe.ts (test/payments.test.ts).
-    payments: { plans: SHIPPED_PLANS, stripe: null },
+    payments: { plans: SHIPPED_PLANS, stripe: null, graceDays: 7 },
     ...overrides,
   };
   return Object.freeze(config);

@@ -33,6 +33,8 @@ export function buildRouter(): Router {
       { path: '/settings/account', component: () => import('./views/AccountSettingsView.vue'), meta: { auth: true, title: 'Account settings' } },
       { path: '/settings/:workspaceId(\\d+)?', component: () => import('./views/WorkspaceSettingsView.vue'), meta: { auth: true, title: 'Workspace settings' } },
       { path: '/settings/:workspaceId(\\d+)/shares', component: () => import('./views/SharedLinksView.vue'), meta: { auth: true, title: 'Shared links' } },
+      // Plan and billing (issue #17); Stripe Checkout and the billing portal return here (?checkout=success|canceled).
+      { path: '/settings/:workspaceId(\\d+)/billing', component: () => import('./views/BillingView.vue'), meta: { auth: true, title: 'Billing' } },
       // A shared link's public page (issue #14): no account, and the signed-in session is neither needed nor touched.
       { path: '/s/:key([A-Za-z0-9_-]+)', component: () => import('./views/PublicShareView.vue'), meta: { public: true, title: 'Shared files' } },
       { path: '/:pathMatch(.*)*', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },

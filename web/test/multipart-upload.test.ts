@@ -74,7 +74,8 @@ describe('MultipartUpload (seed 4.3 flow)', () => {
     const f = file(4 * PART + 123);
     const upload = new MultipartUpload(f, { workspaceId: 3, folderId: 8, partSize: PART, concurrency: 3, transport: storage.transport, store: memoryResumeStore(), onProgress: (loaded) => progress.push(loaded) });
     await expect(upload.run()).resolves.toEqual({ assetId: 41 });
-    expect(storage.transport.start).toHaveBeenCalledWith({ workspaceId: 3, fileType: 'application/octet-stream', fileName: 'big.bin', folderId: 8 });
+    // The size is declared up front, so a plan's storage limit refuses the upload before any part is sent (issue #17).
+    expect(storage.transport.start).toHaveBeenCalledWith({ workspaceId: 3, fileType: 'application/octet-stream', fileName: 'big.bin', folderId: 8, fileSize: 4 * PART + 123 });
     expect(storage.maxInFlight).toBe(3);
     expect(storage.transport.complete).toHaveBeenCalledWith({ uploadId: 'u1', assetId: 41, workspaceId: 3 }, [1, 2, 3, 4, 5].map((n) => ({ PartNumber: n, ETag: `"etag-${n}"` })));
     expect([...storage.parts.get('u1')!.values()].map((p) => p.size)).toEqual([PART, PART, PART, PART, 123]);

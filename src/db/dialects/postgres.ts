@@ -24,6 +24,7 @@ export function postgresSupport(url: string, options: PostgresOptions = {}): Dia
   return {
     name: 'postgres',
     kyselyDialect: new PostgresDialect({ pool }),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
     migrationSchema: options.schema ?? 'public',
     bigint: 'bigint',
     byteOrderedText: sql`text COLLATE "C"`,

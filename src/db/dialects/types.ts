@@ -11,6 +11,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface DialectSupport {
   readonly name: DialectName;
   readonly kyselyDialect: Dialect;
+  /** Connections of the pool (PostgreSQL's pg.Pool) for GET /metrics; SQLite has one connection and no pool. */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
   /**
    * Schema of Kysely's migration tables. Kysely looks for them in every schema unless told,
    * so PostgreSQL names its own (other schemas in the database may hold their own copies).

@@ -8,6 +8,8 @@ export type Predicate =
   | { readonly type: 'tags'; readonly field: FieldSpec; readonly test: 'equals' | 'contains'; readonly negate: boolean; readonly values: readonly string[] }
   | { readonly type: 'geo'; readonly negate: boolean; readonly box: GeoBox }
   | { readonly type: 'collection'; readonly negate: boolean; readonly values: readonly number[] }
+  | { readonly type: 'hash'; readonly negate: boolean; readonly values: readonly string[] }
+  | { readonly type: 'duplicate'; readonly negate: boolean; readonly values: readonly number[] }
   | { readonly type: 'compare'; readonly field: FieldSpec; readonly op: '>' | '>=' | '<' | '<='; readonly value: number }
   | { readonly type: 'number'; readonly field: FieldSpec; readonly negate: boolean; readonly values: readonly number[]; readonly ranges: readonly (readonly [number, number])[] };
 
@@ -117,6 +119,7 @@ function bindField(c: Condition): Predicate {
     return { type: 'collection', negate, values: plainValues(c, 'a list of collection ids').map((v) => integer(v, c.field)) };
   }
   if (field.kind === 'geo') return bindGeo(c);
+  if (field.kind === 'hash' || field.kind === 'duplicate') return bindHash(c, field.kind);
   if (field.kind !== 'number') {
     if (c.operator !== ':=' && c.operator !== ':!=' && c.operator !== ':') {
       throw new FilterError(`${c.operator} compares numbers; ${c.field} is text: use :=, :!= or :`, c.operatorPosition);
@@ -144,6 +147,26 @@ function bindField(c: Condition): Predicate {
     throw new FilterError(`${c.operator} takes one value, not a list; use [a..b] with := for ranges`, c.operatorPosition);
   }
   return { type: 'compare', field, op: c.operator.slice(1) as '>' | '>=' | '<' | '<=', value: integer(only.value, c.field) };
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** sha256:=hex (any case) and duplicate_of:=assetId, as membership (issue #19). */
+function bindHash(c: Condition, kind: 'hash' | 'duplicate'): Predicate {
+  const what = kind === 'hash' ? 'SHA-256 hashes' : 'asset ids';
+  if (c.operator !== ':=' && c.operator !== ':!=') throw new FilterError(`${c.field} takes ${what}: use := or :!=`, c.operatorPosition);
+  const negate = c.operator === ':!=';
+  const values = plainValues(c, `a list of ${what}`);
+  if (kind === 'duplicate') return { type: 'duplicate', negate, values: values.map((v) => integer(v, c.field)) };
+  return {
+    type: 'hash',
+    negate,
+    values: values.map((v) => {
+      const hex = foldAscii(v.text);
+      if (!SHA256.test(hex)) throw new FilterError(`${c.field} needs 64 hex digits, found "${v.text.slice(0, 80)}"`, v.position);
+      return hex;
+    }),
+  };
 }
 
 /** Checks a parsed filter against the field catalogue. Throws FilterError at the offending position. */

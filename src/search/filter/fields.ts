@@ -3,12 +3,13 @@
  * visibility, modified_at, created_at; id and folder_id are indexed too,
  * collection_id reads the collections' membership, and since issue #12 the
  * embedded metadata of assets: taken_at, taken_year, camera_make,
- * camera_model, creator, keywords and the gps box).
+ * camera_model, creator, keywords and the gps box; since issue #19 the SHA-256
+ * of an asset's current file: sha256 and duplicate_of).
  * Every collection has every field; a folder's file_type is `folder`, a
  * collection's `collection`, and orientation and the embedded fields are
  * absent (null) on both.
  */
-export type FieldKind = 'string' | 'number' | 'tags' | 'collection' | 'geo';
+export type FieldKind = 'string' | 'number' | 'tags' | 'collection' | 'geo' | 'hash' | 'duplicate';
 
 /** Columns of search_documents. */
 export type DocumentColumn = 'file_type' | 'orientation' | 'visibility' | 'modified_at' | 'created_at' | 'ref_id' | 'folder_id' | 'taken_at';
@@ -75,6 +76,19 @@ export const FILTER_FIELDS: Readonly<Record<string, FieldSpec>> = {
     column: null,
     ...facts,
     description: 'position: gps:[south, west, north, east] is inside the box (degrees); west > east crosses the antimeridian; :!= outside or no position',
+  },
+  // Duplicate detection (issue #19): the SHA-256 of an asset's current file (assets.sha256, null until hashed).
+  sha256: {
+    kind: 'hash',
+    column: null,
+    ...facts,
+    description: "SHA-256 of an asset's current file, 64 hex digits: sha256:=[a, b] is either; :!= neither, or not hashed yet",
+  },
+  duplicate_of: {
+    kind: 'duplicate',
+    column: null,
+    ...facts,
+    description: 'asset ids: duplicate_of:=42 is the assets whose current file has the same SHA-256 as asset 42\'s, asset 42 itself excluded',
   },
 };
 

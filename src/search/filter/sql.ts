@@ -111,6 +111,20 @@ export function predicateSql(p: Predicate, workspaceIds: readonly number[]): Con
     }
     case 'geo':
       return member(geoRows(p.box, workspaceIds), p.negate);
+    case 'hash': {
+      // Issue #19: assets whose current file has one of the hashes (assets.sha256, indexed behind workspace_id).
+      const rows = sql`SELECT CAST(h.id AS BIGINT) * 4 + ${sql.lit(KIND.digital_assets)} FROM assets h
+        WHERE h.workspace_id IN (${sql.join(workspaceIds)}) AND ${oneOf(sql.ref('h.sha256'), p.values)}`;
+      return member(rows, p.negate);
+    }
+    case 'duplicate': {
+      // Issue #19: assets with the hash of one of the named assets (of the caller's workspaces), those assets excluded.
+      const rows = sql`SELECT CAST(h.id AS BIGINT) * 4 + ${sql.lit(KIND.digital_assets)} FROM assets o
+        JOIN assets h ON h.workspace_id = o.workspace_id AND h.sha256 = o.sha256
+        WHERE o.workspace_id IN (${sql.join(workspaceIds)}) AND ${oneOf(sql.ref('o.id'), p.values)}
+          AND o.sha256 IS NOT NULL AND NOT ${oneOf(sql.ref('h.id'), p.values)}`;
+      return member(rows, p.negate);
+    }
     case 'collection': {
       // Members are assets; their doc_id is asset_id * 4 + the assets' kind (collections.ts). A collection
       // in the trash has no members here (its trashed members are not in the index anyway).

@@ -11,7 +11,8 @@ const refQuery = (ref: UploadRef) => ({ UploadId: ref.uploadId, assetId: ref.ass
 
 /** seed 4.3: the multipart flow, plus list-parts (resume) and abort-upload (cancel). */
 export const storageApi = {
-  startUpload: (input: { workspaceId: number; fileType: string; fileName: string; folderId?: number | null; assetId?: number }) =>
+  /** `fileSize`: the bytes to come, declared so a plan's storage limit refuses the upload before any is sent (issue #17). */
+  startUpload: (input: { workspaceId: number; fileType: string; fileName: string; folderId?: number | null; assetId?: number; fileSize?: number }) =>
     request<{ uploadId: string; assetId: number; minPartSize: number }>('GET', '/storage/start-upload', {
       query: {
         workspaceId: input.workspaceId,
@@ -19,6 +20,7 @@ export const storageApi = {
         fileName: input.fileName,
         folderId: input.folderId ?? undefined,
         assetId: input.assetId,
+        fileSize: input.fileSize,
       },
     }),
   uploadUrl: (ref: UploadRef, partNumber: number, signal?: AbortSignal) =>

@@ -6,7 +6,7 @@ import { resumeStore, type ResumeStore } from './resume-store';
 /** What an upload needs from the server and the store (the browser's, or a fake in unit tests). */
 export interface UploadTransport {
   /** `minPartSize`: the server's smallest part (all but the last); the upload's parts grow to it. */
-  start(input: { workspaceId: number; fileType: string; fileName: string; folderId?: number | null }): Promise<{ uploadId: string; assetId: number; minPartSize?: number }>;
+  start(input: { workspaceId: number; fileType: string; fileName: string; folderId?: number | null; fileSize?: number }): Promise<{ uploadId: string; assetId: number; minPartSize?: number }>;
   uploadUrl(ref: UploadRef, partNumber: number, signal: AbortSignal): Promise<{ url: string }>;
   /** PUTs one part to its presigned URL and answers the ETag the store returned. */
   putPart(url: string, body: Blob, onProgress: (loaded: number) => void, signal: AbortSignal): Promise<string>;
@@ -197,6 +197,7 @@ export class MultipartUpload {
       fileType: this.file.type || 'application/octet-stream',
       fileName: this.file.name,
       folderId: this.options.folderId,
+      fileSize: this.file.size,
     });
     this.ref = { uploadId: started.uploadId, assetId: started.assetId, workspaceId: this.options.workspaceId };
     this.partSize = Math.max(this.partSize, started.minPartSize ?? 0);

@@ -1,5 +1,7 @@
 import { computed, reactive } from 'vue';
 import { storageApi } from '../api/storage';
+import { staleSubscription } from '../billing/store';
+import { billingFailure } from '../billing/words';
 import { MultipartUpload, fingerprint, type UploadOptions, type UploadState } from './multipart-upload';
 import { resumeStore, type SavedUpload } from './resume-store';
 
@@ -11,6 +13,8 @@ export interface UploadItem {
   loaded: number;
   state: UploadState | 'queued';
   error: string | null;
+  /** The upload was refused for the workspace's plan (402): which limit, or the overdue payment (issue #17). */
+  refusal: ReturnType<typeof billingFailure>;
   assetId: number | null;
   /** The upload continues one that a reload interrupted. */
   resumed: boolean;
@@ -57,8 +61,11 @@ async function start(item: UploadItem): Promise<void> {
     item.assetId = assetId;
     item.loaded = item.size;
     for (const listener of finished) listener(item);
-  } catch {
+  } catch (err) {
     item.error = upload.error;
+    item.refusal = billingFailure(err);
+    // The banner and the Billing tab should show the limit the upload ran into.
+    if (item.refusal) staleSubscription(item.workspaceId);
   } finally {
     running.delete(item.id);
     pump();
@@ -71,7 +78,7 @@ export function enqueue(files: Iterable<File>, workspaceId: number, folderId: nu
     const key = fingerprint(file, workspaceId);
     const i = interrupted.findIndex((e) => e.key === key);
     if (i >= 0) interrupted.splice(i, 1);
-    items.push({ id: nextId++, file, name: file.name, size: file.size, loaded: 0, state: 'queued', error: null, assetId: null, resumed: i >= 0, workspaceId, folderId });
+    items.push({ id: nextId++, file, name: file.name, size: file.size, loaded: 0, state: 'queued', error: null, refusal: null, assetId: null, resumed: i >= 0, workspaceId, folderId });
   }
   pump();
 }
@@ -90,6 +97,7 @@ export function retry(id: number): void {
   if (!item || item.state !== 'failed') return;
   item.state = 'queued';
   item.error = null;
+  item.refusal = null;
   pump();
 }
 

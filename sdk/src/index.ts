@@ -1,0 +1,37 @@
+/**
+ * @dam/sdk: a typed client of the DAM service API. `createDam()` gives the openapi-fetch client (`dam.api`, typed
+ * from the OpenAPI document: sdk/src/schema.d.ts) and the helpers for the flows that take several calls.
+ */
+import { createDamClient, type DamClient, type DamClientOptions } from './client.js';
+import { downloadToFile, type DownloadOptions } from './download.js';
+import type { UploadSource } from './source.js';
+import { abortUpload, uploadFile, uploadVersion, type UploadOptions, type UploadRef, type UploadResult } from './upload.js';
+
+export type { paths, components, operations } from './schema.js';
+export { createDamClient, type DamClient, type DamClientOptions, type FetchFn } from './client.js';
+export { DamApiError } from './errors.js';
+export type { RetryPolicy } from './retry.js';
+export type { UploadSource } from './source.js';
+export type { DownloadOptions } from './download.js';
+export type { UploadOptions, UploadProgress, UploadRef, UploadResult } from './upload.js';
+export { abortUpload, downloadToFile, uploadFile, uploadVersion };
+
+export interface Dam extends DamClient {
+  uploadFile(source: UploadSource, options: UploadOptions): Promise<UploadResult>;
+  uploadVersion(assetId: number, source: UploadSource, options?: Omit<UploadOptions, 'workspaceId' | 'folderId'> & { workspaceId?: number }): Promise<UploadResult>;
+  abortUpload(ref: Pick<UploadRef, 'uploadId' | 'assetId' | 'workspaceId'>): Promise<void>;
+  /** Node only. */
+  downloadToFile(assetId: number, filePath: string, options?: DownloadOptions): Promise<number>;
+}
+
+/** The client with its helpers bound. */
+export function createDam(options: DamClientOptions): Dam {
+  const client = createDamClient(options);
+  return {
+    ...client,
+    uploadFile: (source, o) => uploadFile(client, source, o),
+    uploadVersion: (assetId, source, o) => uploadVersion(client, assetId, source, o),
+    abortUpload: (ref) => abortUpload(client, ref),
+    downloadToFile: (assetId, filePath, o) => downloadToFile(client, assetId, filePath, o),
+  };
+}

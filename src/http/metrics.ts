@@ -1,0 +1,148 @@
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DatabaseHandle } from '../db/database.js';
+import type { JobOutcome } from '../jobs/queue.js';
+import type { JobQueueStat } from '../repositories/jobs.js';
+
+/**
+ * Process metrics (CPU, memory, event loop, GC) describe the process, not an app: one registry
+ * for the whole process, made on the first scrape. prom-client's default collectors install
+ * process-wide observers, so one set of them, however many apps a process builds (tests build many).
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/** The route label of a request that matched no route (404s): raw URLs would make a label value per URL. */
+const UNMATCHED = '(unmatched)';
+
+/** Latency buckets in seconds: from a cached read (1 ms) to a slow upload part or ZIP (30 s). */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const JOB_BUCKETS = [0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
+
+/**
+ * This app's metrics (issue #18), in a registry of its own: several apps in one process
+ * (tests) never share or collide. Request metrics are recorded by one onResponse hook;
+ * queue depth and pool usage are read when scraped.
+ */
+export class AppMetrics {
+  readonly registry = new Registry();
+  private readonly duration = new Histogram({
+    name: 'dam_http_request_duration_seconds',
+    help: 'HTTP requests by method, route pattern and status: latency (the _count series is the request count)',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly received = new Counter({
+    name: 'dam_http_received_bytes_total',
+    help: 'Bytes received on the connection (request line, headers and body) by route pattern: uploads are the /storage and upload routes',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+  private readonly sent = new Counter({
+    name: 'dam_http_sent_bytes_total',
+    help: 'Bytes sent on the connection (status line, headers and body) by route pattern: downloads are the /storage/download, media and share routes',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+  private readonly jobRuns = new Histogram({
+    name: 'dam_job_duration_seconds',
+    help: 'Job runs in this process by kind and outcome (succeeded, retrying, failed, lost: another worker took it over)',
+    labelNames: ['kind', 'outcome'] as const,
+    buckets: JOB_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly jobFailures = new Counter({
+    name: 'dam_job_failures_total',
+    help: 'Failed job runs by kind; final="true" when the job gave up (no attempt left, or a permanent error)',
+    labelNames: ['kind', 'final'] as const,
+    registers: [this.registry],
+  });
+  private readonly queued = new Gauge({
+    name: 'dam_jobs',
+    help: 'Jobs in the queue (all processes: read from the database when scraped) by kind and status (queued, running)',
+    labelNames: ['kind', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly oldest = new Gauge({
+    name: 'dam_jobs_oldest_age_seconds',
+    help: 'Age of the oldest queued (or running) job by kind and status, since it was first queued',
+    labelNames: ['kind', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly pool = new Gauge({
+    name: 'dam_db_pool_connections',
+    help: 'PostgreSQL connection pool of this process: total, idle, waiting (requests queued for a connection) and max',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
+  /** Histogram children by "method route status": prom-client hashes the label object on every observe otherwise. */
+  private readonly children = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
+  /** What each keep-alive connection had read and written at its previous answer, so each answer counts its own bytes. */
+  private readonly socketMarks = new WeakMap<Socket, { read: number; written: number }>();
+
+  constructor(
+    private readonly sources: { database: DatabaseHandle; jobStats: () => Promise<JobQueueStat[]>; now: () => number },
+  ) {}
+
+  observeRequest(method: string, route: string | undefined, status: number, seconds: number, socket: Socket | undefined): void {
+    const label = route ?? UNMATCHED;
+    const key = `${method} ${label} ${status}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = this.duration.labels(method, label, String(status));
+      this.children.set(key, child);
+    }
+    child.observe(seconds);
+    // inject() (tests) has no real socket: its counters are undefined.
+    if (!socket || typeof socket.bytesRead !== 'number') return;
+    const mark = this.socketMarks.get(socket) ?? { read: 0, written: 0 };
+    const read = socket.bytesRead;
+    const written = socket.bytesWritten;
+    if (read > mark.read) this.received.labels(label).inc(read - mark.read);
+    if (written > mark.written) this.sent.labels(label).inc(written - mark.written);
+    this.socketMarks.set(socket, { read, written });
+  }
+
+  observeJob(kind: string, outcome: JobOutcome, seconds: number): void {
+    this.jobRuns.labels(kind, outcome).observe(seconds);
+    if (outcome === 'retrying' || outcome === 'failed') this.jobFailures.labels(kind, String(outcome === 'failed')).inc();
+  }
+
+  /** The Prometheus text: this app's metrics, read fresh where they are gauges, then the process's. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    const stats = await this.sources.jobStats();
+    const now = this.sources.now();
+    // Reset first: a kind whose queue emptied must drop to nothing, not keep its last value.
+    this.queued.reset();
+    this.oldest.reset();
+    for (const s of stats) {
+      this.queued.labels(s.kind, s.status).set(s.count);
+      this.oldest.labels(s.kind, s.status).set(Math.max(0, now - s.oldest));
+    }
+    const pool = this.sources.database.support.poolStats?.();
+    if (pool) {
+      this.pool.labels('total').set(pool.total);
+      this.pool.labels('idle').set(pool.idle);
+      this.pool.labels('waiting').set(pool.waiting);
+      this.pool.labels('max').set(pool.max);
+    }
+    const body = `${await this.registry.metrics()}\n${await processMetrics().metrics()}`;
+    return { contentType: this.registry.contentType, body };
+  }
+}
+
+/** Records every answer (by route pattern, never the raw URL, which carries ids and signatures). */
+export function installRequestMetrics(app: FastifyInstance, metrics: AppMetrics): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000, request.raw.socket);
+    done();
+  });
+}

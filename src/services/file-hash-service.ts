@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import type { Static } from 'typebox';
+import type { AppContext } from '../context.js';
+import { HASH_BACKFILL, HASH_VERSION } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import * as hashes from '../repositories/file-hashes.js';
+import * as versions from '../repositories/versions.js';
+import type { CheckDuplicatesBody, DuplicatesView } from '../routes/duplicate-schemas.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import { requireRole } from './access.js';
+import type { Caller } from './auth-service.js';
+
+/** Versions a backfill job queues at a time; it then queues itself for the next batch. */
+export const BACKFILL_BATCH = 200;
+
+/**
+ * Duplicate detection (issue #19): the SHA-256 of every stored file, read once from the store (local or S3,
+ * streamed) by a job after the version is stored, so uploads never wait for it; and the lookup of hashes a
+ * client is about to upload.
+ */
+export class FileHashService {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly store: ObjectStore,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  /** HASH_VERSION: hashes the version's file unless it is gone, not stored yet, or already hashed. */
+  async hashVersion(versionId: number): Promise<void> {
+    const version = await versions.findVersion(this.ctx.db, versionId);
+    if (!version || version.status !== 'ready' || version.sha256 !== null) return;
+    const hash = createHash('sha256');
+    const body = await this.store.read(version.storage_key);
+    await pipeline(body.stream, hash);
+    await hashes.saveVersionHash(this.ctx.db, version, hash.digest('hex'));
+  }
+
+  /** HASH_BACKFILL: queues the hashing of the next batch of versions without a hash, then the next batch itself. */
+  async backfill(afterId: number): Promise<void> {
+    await this.ctx.db.transaction().execute(async (trx) => {
+      const ids = await hashes.versionsWithoutHash(trx, afterId, BACKFILL_BATCH);
+      for (const versionId of ids) await this.jobs.enqueue(trx, HASH_VERSION, { versionId });
+      if (ids.length === BACKFILL_BATCH) await this.jobs.enqueue(trx, HASH_BACKFILL, { afterId: ids[ids.length - 1]! });
+    });
+    this.jobs.notify();
+  }
+
+  /** POST /dam/assets/check-duplicates: which of the hashes the workspace's library already has, with the assets. */
+  async checkDuplicates(caller: Caller, body: Static<typeof CheckDuplicatesBody>): Promise<DuplicatesView> {
+    await requireRole(this.ctx.db, body.workspaceId, caller.id, 'viewer');
+    const wanted = [...new Set(body.hashes)];
+    const found = new Map<string, number[]>();
+    for (const row of await hashes.assetsWithHashes(this.ctx.db, body.workspaceId, wanted)) {
+      found.set(row.sha256, [...(found.get(row.sha256) ?? []), row.id]);
+    }
+    return { duplicates: wanted.filter((h) => found.has(h)).map((sha256) => ({ sha256, asset_ids: found.get(sha256)! })) };
+  }
+}
