@@ -105,6 +105,12 @@ export async function registerMultipartSpool(app: FastifyInstance, opts: { tmpDi
     const files = spooled.get(request);
     if (files) await Promise.all(files.map((f) => rm(f, { force: true })));
   };
+  // Before the answer leaves (the handler is done with the files), so a client that reads the answer
+  // never finds them; again after it and on an abort, for answers that skipped onSend.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    await removeSpooled(request);
+    return payload;
+  });
   app.addHook('onResponse', removeSpooled);
   app.addHook('onRequestAbort', removeSpooled);
 }

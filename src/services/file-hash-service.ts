@@ -32,7 +32,16 @@ export class FileHashService {
     if (!version || version.status !== 'ready' || version.sha256 !== null) return;
     const hash = createHash('sha256');
     const body = await this.store.read(version.storage_key);
+    let read = 0;
+    body.stream.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+    });
     await pipeline(body.stream, hash);
+    // A short read (a store answering before the object is whole, a cut stream) must not record a wrong
+    // hash that would call unrelated files duplicates: the job fails and is retried with back-off.
+    if (read !== Number(version.file_size)) {
+      throw new Error(`read ${read} bytes of version ${version.id} from the store, expected ${version.file_size}: not hashed`);
+    }
     await hashes.saveVersionHash(this.ctx.db, version, hash.digest('hex'));
   }
 
