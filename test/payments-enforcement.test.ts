@@ -21,7 +21,7 @@ import {
   type StorageTestApp,
   type UploadRef,
 } from './helpers/uploads.js';
-import { listVersions } from './helpers/versions.js';
+import { listVersions, multipart, postVersion, serverUpload } from './helpers/versions.js';
 
 /** Payments step 2 (issue #17): plan limits enforced, usage kept exact, past_due read-only, through HTTP. */
 
@@ -267,6 +267,22 @@ describe.each(dialects)('payments enforcement on %s', (dialect) => {
     expect(res.json()).toMatchObject({ code: 'QUOTA_EXCEEDED', limit: 'storage_bytes', used: 90, requested: 60 });
     expect(await listVersions(t, owner, ref.assetId)).toHaveLength(before.length);
     expect(await usageRow(owner.workspaceId)).toMatchObject({ storage_bytes: 90, reserved_bytes: 0 });
+  });
+
+  it('server uploads and version uploads over the storage limit are 402 before anything is stored', async () => {
+    const owner = await registerUser(t);
+    const first = await serverUpload(t, owner, { bytes: Buffer.alloc(70, 1), name: 'a.bin', type: 'application/octet-stream' });
+    const over = await multipart({ workspaceId: String(owner.workspaceId), file: { bytes: Buffer.alloc(40, 2), name: 'b.bin', type: 'application/octet-stream' } });
+    const refused = await t.request({ method: 'POST', url: '/api/upload-asset', token: owner.token, ...over });
+    expect(refused.statusCode, refused.body).toBe(402);
+    expect(refused.json()).toMatchObject({ code: 'QUOTA_EXCEEDED', limit: 'storage_bytes', used: 70, requested: 40 });
+    const version = await postVersion(t, owner, first.id, { bytes: Buffer.alloc(31, 3), name: 'a.bin', type: 'application/octet-stream' });
+    expect(version.statusCode, version.body).toBe(402);
+    expect(version.json()).toMatchObject({ code: 'QUOTA_EXCEEDED', limit: 'storage_bytes', used: 70, requested: 31 });
+    expect(await listVersions(t, owner, first.id)).toHaveLength(1);
+    expect(await usageRow(owner.workspaceId)).toEqual({ storage_bytes: 70, reserved_bytes: 0, members: 1, assets: 1 });
+    // What fits still goes in.
+    expect((await postVersion(t, owner, first.id, { bytes: Buffer.alloc(30, 3), name: 'a.bin', type: 'application/octet-stream' })).statusCode).toBe(201);
   });
 
   it('a conversion is refused up front when the workspace has no storage left', async () => {

@@ -5,6 +5,8 @@ export class DamApiError extends Error {
     readonly status: number,
     readonly code: string | undefined,
     message: string,
+    /** The error body as the server sent it: `error` (its message alone), `code`, and details such as a 402's limit, used, requested. */
+    readonly body: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -16,5 +18,6 @@ export async function apiError(response: Response, what: string, body?: unknown)
   if (parsed === undefined) parsed = await response.json().catch(() => undefined);
   const { error, code } = (parsed ?? {}) as { error?: unknown; code?: unknown };
   const message = typeof error === 'string' ? error : response.statusText || 'no message';
-  return new DamApiError(response.status, typeof code === 'string' ? code : undefined, `${what}: ${response.status} ${message}`);
+  const fields = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  return new DamApiError(response.status, typeof code === 'string' ? code : undefined, `${what}: ${response.status} ${message}`, fields);
 }

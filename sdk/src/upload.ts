@@ -1,5 +1,5 @@
 import type { DamClient } from './client.js';
-import { apiError } from './errors.js';
+import { apiError, DamApiError } from './errors.js';
 import { DEFAULT_RETRY, isRetryableStatus, RetryableError, withRetries, type RetryPolicy } from './retry.js';
 import { openSource, type UploadSource } from './source.js';
 
@@ -14,6 +14,23 @@ export interface UploadProgress {
   total: number;
   partsDone: number;
   partsTotal: number;
+  /** Bytes of the parts being sent, as far as a `putPart` reports them (0 with the default sender). */
+  sending: number;
+}
+
+/** What `putPart` answers: the store's status and the part's ETag (null when the store sent none). */
+export interface PartResponse {
+  status: number;
+  etag: string | null;
+}
+
+/** One part's PUT to its presigned URL; `onBytes` reports the bytes sent so far (it may go back to 0 on a retry). */
+export interface PartPut {
+  url: string;
+  body: Blob;
+  partNumber: number;
+  signal?: AbortSignal;
+  onBytes: (sent: number) => void;
 }
 
 /** An open multipart upload: enough to resume it (list-parts) or give it up (abort-upload). */
@@ -49,6 +66,17 @@ export interface UploadOptions {
   retry?: Partial<RetryPolicy>;
   /** Continue this upload (of the same file, cut the same way): parts the server already has are not sent again. */
   resume?: Omit<UploadRef, 'workspaceId'>;
+  /**
+   * With `resume`: when the server no longer has that upload (expired, aborted elsewhere: list-parts answers 400, 404
+   * or 410), start a new one instead of failing.
+   */
+  restartIfGone?: boolean;
+  /**
+   * Sends one part (default: a PUT through the client's fetch). A browser passes an XMLHttpRequest sender to report
+   * bytes while a part is on its way (fetch cannot); a network failure must reject with a TypeError (retried), an
+   * abort with the signal's reason.
+   */
+  putPart?: (put: PartPut) => Promise<PartResponse>;
 }
 
 export interface UploadResult extends UploadRef {
@@ -62,6 +90,12 @@ interface PartPlan {
   number: number;
   start: number;
   end: number;
+}
+
+/** crypto.randomUUID exists in secure contexts only: a page served over plain http (a LAN address) has getRandomValues alone. */
+function randomKey(): string {
+  if (typeof globalThis.crypto.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function planParts(size: number, partSize: number): PartPlan[] {
@@ -89,10 +123,25 @@ export async function uploadFile(client: DamClient, source: UploadSource, option
   const size = file.blob.size;
   signal?.throwIfAborted();
 
-  let ref: UploadRef;
+  // A resume keeps the parts the server has whose size is the one this cut gives them.
+  let ref: UploadRef | undefined;
+  const etags = new Map<number, string>();
   if (options.resume) {
-    ref = { ...options.resume, workspaceId: options.workspaceId };
-  } else {
+    const resumed = { ...options.resume, workspaceId: options.workspaceId };
+    const planned = planParts(size, resumed.partSize);
+    const listQuery = { UploadId: resumed.uploadId, assetId: resumed.assetId, workspaceId: resumed.workspaceId };
+    const { data, error, response } = await api.GET('/storage/list-parts', { params: { query: listQuery }, signal });
+    if (data) {
+      ref = resumed;
+      for (const stored of data.parts) {
+        const plan = planned[stored.PartNumber - 1];
+        if (plan && plan.end - plan.start === stored.Size) etags.set(stored.PartNumber, stored.ETag);
+      }
+    } else if (!(options.restartIfGone && [400, 404, 410].includes(response.status))) {
+      throw await apiError(response, 'list-parts', error);
+    }
+  }
+  if (!ref) {
     const { data, error, response } = await api.GET('/storage/start-upload', {
       params: {
         query: {
@@ -101,6 +150,8 @@ export async function uploadFile(client: DamClient, source: UploadSource, option
           ...((options.name ?? file.name) !== undefined && { fileName: (options.name ?? file.name)!.slice(0, 255) || 'untitled' }),
           ...(options.folderId !== undefined && { folderId: options.folderId }),
           ...(assetId !== undefined && { assetId }),
+          // Declared so that a plan's storage limit refuses the upload before any byte is sent.
+          fileSize: size,
         },
       },
       signal,
@@ -112,18 +163,14 @@ export async function uploadFile(client: DamClient, source: UploadSource, option
   const query = { UploadId: ref.uploadId, assetId: ref.assetId, workspaceId: ref.workspaceId };
   const parts = planParts(size, ref.partSize);
 
-  // A resume keeps the parts the server has whose size is the one this cut gives them.
-  const etags = new Map<number, string>();
-  if (options.resume) {
-    const { data, error, response } = await api.GET('/storage/list-parts', { params: { query }, signal });
-    if (!data) throw await apiError(response, 'list-parts', error);
-    for (const stored of data.parts) {
-      const plan = parts[stored.PartNumber - 1];
-      if (plan && plan.end - plan.start === stored.Size) etags.set(stored.PartNumber, stored.ETag);
-    }
-  }
-
-  const progress: UploadProgress = { loaded: 0, total: size, partsDone: 0, partsTotal: parts.length };
+  const progress: UploadProgress = { loaded: 0, total: size, partsDone: 0, partsTotal: parts.length, sending: 0 };
+  const sendingByPart = new Map<number, number>();
+  const setSending = (part: number, sent: number) => {
+    sendingByPart.set(part, sent);
+    let sum = 0;
+    for (const n of sendingByPart.values()) sum += n;
+    progress.sending = sum;
+  };
   for (const p of parts) {
     if (etags.has(p.number)) {
       progress.loaded += p.end - p.start;
@@ -138,8 +185,25 @@ export async function uploadFile(client: DamClient, source: UploadSource, option
       const err = await apiError(response, `get-upload-url of part ${part.number}`, error);
       throw isRetryableStatus(response.status) ? new RetryableError(err.message) : err;
     }
+    const body = file.blob.slice(part.start, part.end);
+    if (options.putPart) {
+      const onBytes = (sent: number) => {
+        setSending(part.number, sent);
+        options.onProgress?.({ ...progress });
+      };
+      let answer: PartResponse;
+      try {
+        answer = await options.putPart({ url: data.url, body, partNumber: part.number, signal, onBytes });
+      } finally {
+        setSending(part.number, 0);
+      }
+      if (answer.status === 403 || isRetryableStatus(answer.status)) throw new RetryableError(`part ${part.number}: ${answer.status}`);
+      if (answer.status < 200 || answer.status >= 300) throw new DamApiError(answer.status, undefined, `part ${part.number}: ${answer.status} refused by the store`);
+      if (!answer.etag) throw new DamApiError(answer.status, undefined, `part ${part.number}: the store answered without an ETag (its CORS rules must expose ETag)`);
+      return answer.etag;
+    }
     // No bearer token: the presigned URL is the credential (and may be another host: the bucket).
-    const put = await client.fetch(new Request(data.url, { method: 'PUT', body: file.blob.slice(part.start, part.end), signal }));
+    const put = await client.fetch(new Request(data.url, { method: 'PUT', body, signal }));
     const etag = put.headers.get('etag');
     await put.body?.cancel();
     // A 403 is an expired or refused signature: a fresh URL may do, so it is retried like a server error.
@@ -168,7 +232,7 @@ export async function uploadFile(client: DamClient, source: UploadSource, option
   await Promise.all(Array.from({ length: concurrency }, worker));
 
   // One Idempotency-Key for every attempt: a completion retried after a lost answer gets the first one's answer.
-  const idempotencyKey = globalThis.crypto.randomUUID();
+  const idempotencyKey = randomKey();
   const body = { ...query, uploadId: ref.uploadId, parts: parts.map((p) => ({ PartNumber: p.number, ETag: etags.get(p.number)! })) };
   const { UploadId: _unused, ...completeRef } = body;
   const done = await withRetries(retry, signal, async () => {

@@ -18,6 +18,7 @@ import {
   videoRequest,
   type ConvertForm,
 } from '../src/convert/options';
+import { NO_EMBEDDED } from './api-fixtures';
 
 const BACKOFF = { firstMs: 1000, maxMs: 2000, limitMs: 20_000 };
 
@@ -40,6 +41,9 @@ function asset(overrides: Partial<Asset> = {}): Asset {
     created_by: 'Ann',
     created_at: 1,
     modified_at: 1,
+    page_count: null,
+    sha256: null,
+    ...NO_EMBEDDED,
     ...overrides,
   };
 }

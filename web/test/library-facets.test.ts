@@ -2,11 +2,17 @@ import { flushPromises, mount } from '@vue/test-utils';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { effectScope, nextTick, ref } from 'vue';
 import { searchApi } from '../src/api/search';
-import type { SearchRequest, SearchResponse } from '../src/api/types';
+import type { FacetCounts, SearchRequest, SearchResponse } from '../src/api/types';
 import SearchFilters from '../src/components/SearchFilters.vue';
 import { useAssetSearch } from '../src/composables/useAssetSearch';
 import { countOf, facetOptions, facetPlan, facetsOf, takenYears, visibilityCount, type Facets } from '../src/search/facets';
 import { activeFilterCount, assetFilter, dayStart, emptyQuery, fromRoute, searchRequest, toRoute, withoutFilters, type LibraryQuery } from '../src/search/filters';
+import { searchDoc } from './api-fixtures';
+
+/** One facet_by field's counts as the server answers them. */
+function facet(field_name: string, counts: [string, number][]): FacetCounts {
+  return { field_name, counts: counts.map(([value, count]) => ({ value, count, highlighted: value })), sampled: false, stats: { total_values: counts.length } };
+}
 
 describe('the date taken, camera and creator filters (issue #12)', () => {
   it('turn a range of days into taken_at bounds in UTC, both days included', () => {
@@ -70,10 +76,10 @@ describe('facet counts of the filters (issue #12)', () => {
 
   it('are read by field, text values as the filters compare them', () => {
     const facets = facetsOf([
-      { field_name: 'visibility', counts: [{ value: '0', count: 5 }, { value: '1', count: 2 }, { value: '2', count: 1 }] },
-      { field_name: 'camera_model', counts: [{ value: 'X100V', count: 3 }] },
-      { field_name: 'taken_year', counts: [{ value: '2019', count: 4 }, { value: '2023', count: 1 }] },
-      { field_name: 'unknown', counts: [{ value: 'x', count: 1 }] },
+      facet('visibility', [['0', 5], ['1', 2], ['2', 1]]),
+      facet('camera_model', [['X100V', 3]]),
+      facet('taken_year', [['2019', 4], ['2023', 1]]),
+      facet('unknown', [['x', 1]]),
     ]);
     expect(Object.keys(facets)).toEqual(['visibility', 'camera_model', 'taken_year']);
     expect(visibilityCount(facets, 'public')).toBe(5);
@@ -91,11 +97,11 @@ function answer(facets: Record<string, [string, number][]>, found = 2): SearchRe
     results: [
       {
         collection: 'digital_assets',
-        hits: [{ document: { id: '1', display_file_name: 'a.jpg', file_type: 'image', modified_at: 1 } }],
+        hits: [{ document: searchDoc({ id: '1', display_file_name: 'a.jpg', file_type: 'image', modified_at: 1 }) }],
         found,
         page: 1,
         request_params: { q: '*', collection: 'digital_assets', per_page: 24 },
-        facet_counts: Object.entries(facets).map(([field_name, counts]) => ({ field_name, counts: counts.map(([value, count]) => ({ value, count })) })),
+        facet_counts: Object.entries(facets).map(([field_name, counts]) => facet(field_name, counts)),
       },
     ],
   };

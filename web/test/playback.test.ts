@@ -39,6 +39,9 @@ function version(overrides: Partial<Version> = {}): Version {
     metadata: {},
     preview_status: 'pending',
     video_preview: preview('pending'),
+    page_count: null,
+    restored_from: null,
+    sha256: null,
     ...overrides,
   };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { SearchDocument } from '../src/api/types';
 import AssetGrid from '../src/components/AssetGrid.vue';
 import { GridSelection, rangeBetween } from '../src/library/selection';
+import { searchDoc } from './api-fixtures';
 
 const ORDER = [11, 12, 13, 14, 15, 16];
 
@@ -37,7 +38,7 @@ describe('grid selection', () => {
   });
 
   it('the grid reports Shift on a checkbox click and a Shift-click on a tile (which then does not open it)', async () => {
-    const docs: SearchDocument[] = ORDER.map((id) => ({ id: String(id), display_file_name: `a${id}.png`, file_type: 'image', modified_at: 1 }));
+    const docs: SearchDocument[] = ORDER.map((id) => searchDoc({ id: String(id), display_file_name: `a${id}.png`, file_type: 'image', modified_at: 1 }));
     const wrapper = mount(AssetGrid, {
       props: { docs, workspaceId: 1, selectable: true, selected: new Set<number>() },
       global: { stubs: { RouterLink: RouterLinkStub } },

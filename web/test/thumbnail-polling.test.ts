@@ -4,6 +4,7 @@ import { effectScope, ref } from 'vue';
 import type { SearchDocument, Version } from '../src/api/types';
 import { useThumbnailRefresh } from '../src/composables/useThumbnailRefresh';
 import { backoffDelays, pollWithBackoff, THUMBNAIL_BACKOFF } from '../src/util/backoff';
+import { searchDoc } from './api-fixtures';
 
 const ICON = 'http://127.0.0.1/media/icons/image.svg';
 const THUMB = 'http://127.0.0.1/media/versions/9/thumbnail?signature=x';
@@ -66,7 +67,7 @@ describe('thumbnails that appear without a reload', () => {
     vi.useRealTimers();
   });
 
-  const doc = (id: number, thumbnail_url: string | null): SearchDocument => ({ id: String(id), display_file_name: `f${id}`, file_type: 'image', modified_at: 1, thumbnail_url });
+  const doc = (id: number, thumbnail_url: string | undefined): SearchDocument => searchDoc({ id: String(id), display_file_name: `f${id}`, file_type: 'image', modified_at: 1, thumbnail_url });
   const version = (status: Version['preview_status'], thumbnail_url: string): Version =>
     ({ id: 9, is_current: true, preview_status: status, thumbnail_url }) as Version;
 

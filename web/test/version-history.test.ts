@@ -20,6 +20,11 @@ function version(n: number, overrides: Partial<Version> = {}): Version {
     file_url: `http://127.0.0.1/media/versions/${100 + n}/file?signature=x`,
     is_current: false,
     metadata: { camera: 'X100' },
+    preview_status: 'ready',
+    video_preview: null,
+    page_count: null,
+    restored_from: null,
+    sha256: null,
     ...overrides,
   };
 }

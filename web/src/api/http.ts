@@ -37,6 +37,16 @@ export function configureHttp(next: Partial<HttpHooks>): void {
   Object.assign(hooks, next);
 }
 
+/** The session's bearer token, if signed in (the SDK client reads it on every request: ./sdk.ts). */
+export function currentToken(): string | undefined {
+  return hooks.token() ?? undefined;
+}
+
+/** Tells the session that the server refused its token (a 401 on an authenticated call made outside `request`). */
+export function notifyUnauthorized(): void {
+  hooks.onUnauthorized();
+}
+
 export function authHeader(): Record<string, string> {
   const token = hooks.token();
   return token ? { authorization: `Bearer ${token}` } : {};

@@ -1,6 +1,8 @@
 import { ApiError, requestData } from './http';
 import type { GenerateImageRequest, ImageGeneration } from './types';
 
+export type ImageSize = NonNullable<GenerateImageRequest['size']>;
+
 /** Issue #13: POST /generate-image queues a generation (202); GET /generate-image/:id tells how it goes. */
 export const imageGenerationApi = {
   start: (body: GenerateImageRequest) => requestData<ImageGeneration>('POST', '/generate-image', { body }),
@@ -9,7 +11,7 @@ export const imageGenerationApi = {
 export type ImageGenerationApi = typeof imageGenerationApi;
 
 /** The sizes the server takes (OpenAI's image models; which one works depends on the instance's model). */
-export const IMAGE_SIZES: { value: string; label: string }[] = [
+export const IMAGE_SIZES: { value: ImageSize; label: string }[] = [
   { value: '1024x1024', label: 'Square, 1024 × 1024' },
   { value: '1792x1024', label: 'Landscape, 1792 × 1024' },
   { value: '1024x1792', label: 'Portrait, 1024 × 1792' },

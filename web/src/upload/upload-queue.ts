@@ -1,7 +1,10 @@
 import { computed, reactive } from 'vue';
+import { catalogApi } from '../api/catalog';
+import { damClient } from '../api/sdk';
 import { storageApi } from '../api/storage';
 import { staleSubscription } from '../billing/store';
 import { billingFailure } from '../billing/words';
+import { findDuplicates, sha256Hex } from './duplicates';
 import { MultipartUpload, fingerprint, type UploadOptions, type UploadState } from './multipart-upload';
 import { resumeStore, type SavedUpload } from './resume-store';
 
@@ -11,7 +14,15 @@ export interface UploadItem {
   name: string;
   size: number;
   loaded: number;
-  state: UploadState | 'queued';
+  /**
+   * checking: being hashed and looked up (issue #19); duplicate: the library has the same file, waiting for the
+   * user to skip it or upload it anyway; skipped: left out as a duplicate.
+   */
+  state: UploadState | 'queued' | 'checking' | 'duplicate' | 'skipped';
+  /** The file's SHA-256 (null: not hashed, see duplicates.ts). */
+  sha256: string | null;
+  /** The asset that already has this file (its name, when it could be read). */
+  duplicateOf: { assetId: number; name: string | null } | null;
   error: string | null;
   /** The upload was refused for the workspace's plan (402): which limit, or the overdue payment (issue #17). */
   refusal: ReturnType<typeof billingFailure>;
@@ -33,7 +44,9 @@ const running = new Map<number, MultipartUpload>();
 const finished = new Set<Listener>();
 /** Uploads a reload interrupted (from localStorage), until their file is chosen again or they are discarded. */
 const interrupted = reactive<{ key: string; saved: SavedUpload }[]>(resumeStore.entries().map(([key, saved]) => ({ key, saved })));
-let options: Pick<UploadOptions, 'transport' | 'store' | 'partSize' | 'retryDelayMs'> = {};
+let options: Pick<UploadOptions, 'client' | 'putPart' | 'store' | 'partSize' | 'retryDelayMs'> = {};
+/** Existing assets' names looked up for one batch of duplicates, at most (the rest say "asset #id"). */
+const MAX_NAME_LOOKUPS = 20;
 
 function pump(): void {
   while (running.size < FILE_CONCURRENCY) {
@@ -72,15 +85,91 @@ async function start(item: UploadItem): Promise<void> {
   }
 }
 
-/** Queues files for upload into a workspace (and folder). A file that was interrupted by a reload resumes. */
+/**
+ * Hashes the batch's files (one at a time: each is read into memory) and asks the server in one request which it
+ * already has; those wait for the user, the others queue. The check only advises: when it fails (an older server,
+ * the network), every file is uploaded.
+ */
+async function checkDuplicates(batch: UploadItem[], workspaceId: number): Promise<void> {
+  const checking = () => batch.filter((i) => i.state === 'checking');
+  try {
+    for (const item of checking()) item.sha256 = await sha256Hex(item.file);
+    const hashes = checking().flatMap((i) => (i.sha256 ? [i.sha256] : []));
+    const found = hashes.length ? await findDuplicates(options.client ?? damClient(), workspaceId, hashes) : new Map<string, number>();
+    const ids = [...new Set(found.values())];
+    const names = new Map<number, string>();
+    await Promise.all(
+      ids.slice(0, MAX_NAME_LOOKUPS).map(async (id) => {
+        const asset = await catalogApi.asset(id).catch(() => null);
+        if (asset) names.set(id, asset.display_file_name);
+      }),
+    );
+    for (const item of checking()) {
+      const assetId = item.sha256 ? found.get(item.sha256) : undefined;
+      if (assetId === undefined) {
+        item.state = 'queued';
+      } else {
+        item.state = 'duplicate';
+        item.duplicateOf = { assetId, name: names.get(assetId) ?? null };
+      }
+    }
+  } catch {
+    for (const item of checking()) item.state = 'queued';
+  }
+  pump();
+}
+
+/**
+ * Queues files for upload into a workspace (and folder). A file that was interrupted by a reload resumes; the others
+ * are checked for duplicates first (issue #19).
+ */
 export function enqueue(files: Iterable<File>, workspaceId: number, folderId: number | null): void {
+  const batch: UploadItem[] = [];
   for (const file of files) {
     const key = fingerprint(file, workspaceId);
     const i = interrupted.findIndex((e) => e.key === key);
     if (i >= 0) interrupted.splice(i, 1);
-    items.push({ id: nextId++, file, name: file.name, size: file.size, loaded: 0, state: 'queued', error: null, refusal: null, assetId: null, resumed: i >= 0, workspaceId, folderId });
+    const resumed = i >= 0;
+    items.push({
+      id: nextId++,
+      file,
+      name: file.name,
+      size: file.size,
+      loaded: 0,
+      state: resumed ? 'queued' : 'checking',
+      sha256: null,
+      duplicateOf: null,
+      error: null,
+      refusal: null,
+      assetId: null,
+      resumed,
+      workspaceId,
+      folderId,
+    });
+    // The reactive proxy, so that the check's changes show.
+    if (!resumed) batch.push(items[items.length - 1]!);
   }
+  if (batch.length) void checkDuplicates(batch, workspaceId);
   pump();
+}
+
+/** Leaves a duplicate out. */
+export function skipDuplicate(id: number): void {
+  const item = items.find((i) => i.id === id);
+  if (item?.state === 'duplicate') item.state = 'skipped';
+}
+
+/** Uploads a duplicate all the same: a second asset with the same file. */
+export function uploadAnyway(id: number): void {
+  const item = items.find((i) => i.id === id);
+  if (item?.state !== 'duplicate') return;
+  item.state = 'queued';
+  pump();
+}
+
+/** Leaves out every duplicate waiting for a choice. */
+export function skipAllDuplicates(): void {
+  for (const item of items) if (item.state === 'duplicate') item.state = 'skipped';
 }
 
 export async function cancel(id: number): Promise<void> {
@@ -112,7 +201,7 @@ export async function discardInterrupted(key: string): Promise<void> {
 
 export function clearFinished(): void {
   for (let i = items.length - 1; i >= 0; i -= 1) {
-    if (['done', 'cancelled'].includes(items[i]!.state)) items.splice(i, 1);
+    if (['done', 'cancelled', 'skipped'].includes(items[i]!.state)) items.splice(i, 1);
   }
 }
 
@@ -129,13 +218,15 @@ export function configureUploads(next: typeof options): void {
 export const uploads = {
   items,
   interrupted,
-  active: computed(() => items.filter((i) => ['queued', 'uploading', 'completing'].includes(i.state)).length),
-  /** Bytes over every file still in the list that is not cancelled. */
+  active: computed(() => items.filter((i) => ['checking', 'queued', 'uploading', 'completing'].includes(i.state)).length),
+  /** Duplicates waiting for the user to skip them or upload them anyway. */
+  duplicates: computed(() => items.filter((i) => i.state === 'duplicate').length),
+  /** Bytes over every file still in the list that is to be uploaded (not cancelled, not a duplicate). */
   totals: computed(() => {
     let loaded = 0;
     let total = 0;
     for (const i of items) {
-      if (i.state === 'cancelled') continue;
+      if (i.state === 'cancelled' || i.state === 'duplicate' || i.state === 'skipped') continue;
       loaded += i.loaded;
       total += i.size;
     }
