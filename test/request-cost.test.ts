@@ -1,9 +1,12 @@
+import SQLite from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import type { DatabaseHandle } from '../src/db/database.js';
+import { withStatementCache } from '../src/db/dialects/sqlite-statements.js';
 import { prepared } from '../src/db/prepared.js';
 import { findRole } from '../src/repositories/workspaces.js';
+import { makeAsset } from './helpers/catalog-factories.js';
 import { testConfig } from './helpers/app.js';
 import { dialects, openTestDatabase } from './helpers/databases.js';
 
@@ -88,5 +91,45 @@ describe.each(dialects)('per-request caches on %s', (dialect) => {
     expect(await byTwo(database.db, user.userId, 'nobody@example.test')).toEqual([]);
     const literal = prepared((db: DatabaseHandle['db'], _id: number) => db.selectFrom('users').select('id').where('email', '=', 'fixed@example.test'));
     await expect(literal(database.db, 1)).rejects.toThrow(/not a fixed shape/);
+  });
+
+  it('a list answers the same total whether its page tells it or it is counted (empty, partial, full and past the end)', async () => {
+    const user = await register(`totals-${dialect}@example.test`);
+    const page = async (query: string) => {
+      const res = await b.inject({ method: 'GET', url: `/dam/assets?workspaceId=${user.workspaceId}&${query}`, headers: { authorization: `Bearer ${user.token}` } });
+      expect(res.statusCode).toBe(200);
+      const { data } = res.json<{ data: { items: { id: number }[]; total: number } }>();
+      return { ids: data.items.map((i) => i.id), total: data.total };
+    };
+    expect(await page('page=1&per_page=2')).toEqual({ ids: [], total: 0 });
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push((await makeAsset(database.db, user.workspaceId)).id);
+    // One in the trash and one still uploading are neither listed nor counted.
+    await makeAsset(database.db, user.workspaceId, { status: 'uploading' });
+    const trashed = await makeAsset(database.db, user.workspaceId);
+    await database.db.updateTable('assets').set({ deleted_at: 1 }).where('id', '=', trashed.id).execute();
+    expect(await page('page=1&per_page=2')).toEqual({ ids: ids.slice(0, 2), total: 5 }); // full: counted
+    expect(await page('page=3&per_page=2')).toEqual({ ids: ids.slice(4), total: 5 }); // partial: told by the page
+    expect(await page('page=4&per_page=2')).toEqual({ ids: [], total: 5 }); // past the end: counted
+    expect(await page('page=1&per_page=5')).toEqual({ ids, total: 5 }); // exactly full: counted
+    expect(await page('page=1&per_page=50&folder_id=root&sort_by=file_size:desc')).toEqual({ ids: [...ids].reverse(), total: 5 });
+  });
+});
+
+/** SQLite rows are read as arrays and built by one generated function per statement (issue #18). */
+describe('the SQLite statement cache', () => {
+  it('answers rows as objects, a repeated column keeping its last value, and follows schema changes', () => {
+    const cached = withStatementCache(new SQLite(':memory:'));
+    const run = (sqlText: string, ...params: unknown[]) => cached.prepare(sqlText).all(params);
+    cached.prepare('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)').run([]);
+    cached.prepare('INSERT INTO t (name) VALUES (?)').run(['a']);
+    expect(run('SELECT * FROM t')).toEqual([{ id: 1, name: 'a' }]);
+    expect(run('SELECT id, name, 7 AS id FROM t WHERE name = ?', 'a')).toEqual([{ id: 7, name: 'a' }]);
+    expect(run('SELECT * FROM t WHERE name = ?', 'b')).toEqual([]);
+    cached.prepare('ALTER TABLE t ADD COLUMN size INTEGER DEFAULT 3').run([]);
+    expect(run('SELECT * FROM t')).toEqual([{ id: 1, name: 'a', size: 3 }]);
+    expect([...cached.prepare('SELECT name FROM t').iterate([])]).toEqual([{ name: 'a' }]);
+    expect(cached.prepare('INSERT INTO t (name) VALUES (?) RETURNING id, name').all(['b'])).toEqual([{ id: 2, name: 'b' }]);
+    cached.close();
   });
 });

@@ -52,11 +52,16 @@ export function corsDelegator(partRules: (() => Promise<CorsRule[]>) | undefined
     return cached.rules;
   };
   return {
-    delegator: async (req: FastifyRequest): Promise<FastifyCorsOptions> => {
-      if (!partRules || !req.url.startsWith(PART_ROUTE)) return DEFAULT_OPTIONS;
+    // Callback style, answering at once off the part route: a promise-returning delegator costs every request
+    // a promise and a microtask turn for options that never change (issue #18).
+    delegator: (req: FastifyRequest, callback: (error: Error | null, options: FastifyCorsOptions) => void): void => {
+      if (!partRules || !req.url.startsWith(PART_ROUTE)) return callback(null, DEFAULT_OPTIONS);
       const preflightMethod = req.headers['access-control-request-method'];
       const method = req.method === 'OPTIONS' && typeof preflightMethod === 'string' ? preflightMethod : req.method;
-      return optionsFromRules(await rules(), req.headers.origin, method.toUpperCase());
+      rules().then(
+        (found) => callback(null, optionsFromRules(found, req.headers.origin, method.toUpperCase())),
+        (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), { origin: false }),
+      );
     },
     /** Forget cached rules (after updateBucketConfig in this process). */
     invalidate: () => {

@@ -26,29 +26,34 @@ export async function insertJob(
 }
 
 /**
- * Claims up to `limit` jobs for `worker`: queued ones that are due, and running ones whose
- * lease ran out (their worker died). One statement; `lock` adds the dialect's row locking.
+ * Claims up to `limit` jobs for `worker`: running ones whose lease ran out (their worker died) first, then
+ * queued ones that are due, each in (run_at, id) order; `lock` adds the dialect's row locking. Two statements,
+ * not one with an OR of the two conditions: no index serves the OR, so with a large backlog every poll read
+ * and sorted every queued job (docs/SCALING.md). Each half is an ordered read of its own index
+ * (jobs_status_locked_until_idx; the partial jobs_queued_idx of migration 0023) that stops after `limit`.
  */
 export async function claimJobs(
   db: DB,
   lock: LockCandidates,
   c: { worker: string; limit: number; now: number; leaseUntil: number },
 ): Promise<JobRow[]> {
-  const candidates = lock(
-    db
-      .selectFrom('jobs')
-      .select('id')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', c.now)]),
-          eb.and([eb('status', '=', 'running'), eb('locked_until', '<', c.now)]),
-        ]),
-      )
-      .orderBy('run_at')
-      .orderBy('id')
-      .limit(c.limit),
-  );
-  const rows = await db
+  const expired = await claimWhere(db, c, lock(
+    db.selectFrom('jobs').select('id').where('status', '=', 'running').where('locked_until', '<', c.now).orderBy('run_at').orderBy('id').limit(c.limit),
+  ));
+  const room = c.limit - expired.length;
+  const queued = room <= 0 ? [] : await claimWhere(db, c, lock(
+    db.selectFrom('jobs').select('id').where('status', '=', 'queued').where('run_at', '<=', c.now).orderBy('run_at').orderBy('id').limit(room),
+  ));
+  return [...expired, ...queued].sort((a, b) => a.run_at - b.run_at || a.id - b.id);
+}
+
+/** Marks the candidate jobs running for the worker, with a fresh lease. */
+async function claimWhere(
+  db: DB,
+  c: { worker: string; now: number; leaseUntil: number },
+  candidates: ReturnType<LockCandidates>,
+): Promise<JobRow[]> {
+  return db
     .updateTable('jobs')
     .set((eb) => ({
       status: 'running',
@@ -60,7 +65,6 @@ export async function claimJobs(
     .where('id', 'in', candidates)
     .returningAll()
     .execute();
-  return rows.sort((a, b) => a.run_at - b.run_at || a.id - b.id);
 }
 
 /** Extends the lease of a job this worker still holds. */
