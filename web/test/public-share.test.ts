@@ -31,6 +31,7 @@ function item(id: number, overrides: Partial<ShareItem> = {}): ShareItem {
     folder_path: [],
     thumbnail_url: `/media/versions/${id}/thumbnail?sig=x`,
     preview_url: null,
+    video_url: null,
     download_url: `https://dam.example/shared/public/${KEY}/assets/${id}/download`,
     ...overrides,
   };

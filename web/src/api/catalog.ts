@@ -1,9 +1,11 @@
 import { fetchBlob, requestData, withQuery } from './http';
-import type { Asset, AssetDetail, BulkRequest, Collection, CollectionDetail, EditableEmbeddedField, Folder, ItemResult, Page } from './types';
+import type { BodyOf, DataOf } from './schema';
+import type { Asset, AssetDetail, BulkRequest, Collection, CollectionDetail, Folder, Page } from './types';
 
-export type AssetPatch = Partial<Pick<Asset, 'display_file_name' | 'tags' | 'visibility' | 'folder_id' | 'metadata'>> &
-  Partial<Record<EditableEmbeddedField, string | null>>;
-export type FolderPatch = Partial<Pick<Folder, 'name' | 'parent_id' | 'visibility' | 'tags'>>;
+/** Only the fields given change; the embedded fields (issue #12) are written back into the file. */
+export type AssetPatch = BodyOf<'/dam/assets/{id}', 'patch'>;
+export type FolderPatch = BodyOf<'/dam/folders/{id}', 'patch'>;
+export type CollectionPatch = BodyOf<'/dam/collections/{id}', 'patch'>;
 
 /** seed 2.3: keys are {workspaceId}/digital_assets/{assetId}. */
 export const assetKey = (workspaceId: number, assetId: number) => `${workspaceId}/digital_assets/${assetId}`;
@@ -20,31 +22,35 @@ async function all<T>(path: string, query: Record<string, string | number>): Pro
 
 export const catalogApi = {
   asset: (id: number) => requestData<AssetDetail>('GET', `/dam/assets/${id}`),
-  updateAsset: (id: number, patch: AssetPatch) => requestData<AssetDetail>('PATCH', `/dam/assets/${id}`, { body: patch }),
-  deleteAsset: (id: number) => requestData<{ id: number }>('DELETE', `/dam/assets/${id}`),
+  updateAsset: (id: number, patch: AssetPatch) => requestData<DataOf<'/dam/assets/{id}', 'patch'>>('PATCH', `/dam/assets/${id}`, { body: patch }),
+  deleteAsset: (id: number) => requestData<DataOf<'/dam/assets/{id}', 'delete'>>('DELETE', `/dam/assets/${id}`),
   /** One action on many assets of a workspace, one transaction, a result per id in the order given (issue #11). */
-  bulk: (body: BulkRequest) => requestData<{ results: ItemResult[] }>('POST', '/dam/assets/bulk', { body }),
+  bulk: (body: BulkRequest) => requestData<DataOf<'/dam/assets/bulk', 'post'>>('POST', '/dam/assets/bulk', { body }),
   /** The stored file of an asset, with the session token. */
   assetFile: (asset: Pick<Asset, 'id' | 'workspace_id'>, signal?: AbortSignal) =>
     fetchBlob(withQuery('/storage/download', { key: assetKey(asset.workspace_id, asset.id), workspaceId: asset.workspace_id }), signal),
 
   folders: (workspaceId: number) => all<Folder>('/dam/folders', { workspaceId }),
-  folder: (id: number) => requestData<Folder>('GET', `/dam/folders/${id}`),
+  folder: (id: number) => requestData<DataOf<'/dam/folders/{id}', 'get'>>('GET', `/dam/folders/${id}`),
   createFolder: (workspaceId: number, name: string, parentId: number | null) =>
-    requestData<Folder>('POST', '/dam/folders', { body: { workspace_id: workspaceId, name, parent_id: parentId } }),
-  updateFolder: (id: number, patch: FolderPatch) => requestData<Folder>('PATCH', `/dam/folders/${id}`, { body: patch }),
+    requestData<DataOf<'/dam/folders', 'post'>>('POST', '/dam/folders', {
+      body: { workspace_id: workspaceId, name, parent_id: parentId } satisfies BodyOf<'/dam/folders', 'post'>,
+    }),
+  updateFolder: (id: number, patch: FolderPatch) => requestData<DataOf<'/dam/folders/{id}', 'patch'>>('PATCH', `/dam/folders/${id}`, { body: patch }),
   deleteFolder: (id: number, recursive = false) =>
-    requestData<{ id: number }>('DELETE', `/dam/folders/${id}`, { query: { recursive: recursive || undefined } }),
+    requestData<DataOf<'/dam/folders/{id}', 'delete'>>('DELETE', `/dam/folders/${id}`, { query: { recursive: recursive || undefined } }),
 
   collections: (workspaceId: number) => all<Collection>('/dam/collections', { workspaceId }),
   collection: (id: number) => requestData<CollectionDetail>('GET', `/dam/collections/${id}`),
   createCollection: (workspaceId: number, name: string) =>
-    requestData<CollectionDetail>('POST', '/dam/collections', { body: { workspace_id: workspaceId, name } }),
-  updateCollection: (id: number, patch: { name?: string; description?: string }) =>
-    requestData<CollectionDetail>('PATCH', `/dam/collections/${id}`, { body: patch }),
-  deleteCollection: (id: number) => requestData<{ id: number }>('DELETE', `/dam/collections/${id}`),
+    requestData<DataOf<'/dam/collections', 'post'>>('POST', '/dam/collections', {
+      body: { workspace_id: workspaceId, name } satisfies BodyOf<'/dam/collections', 'post'>,
+    }),
+  updateCollection: (id: number, patch: CollectionPatch) =>
+    requestData<DataOf<'/dam/collections/{id}', 'patch'>>('PATCH', `/dam/collections/${id}`, { body: patch }),
+  deleteCollection: (id: number) => requestData<DataOf<'/dam/collections/{id}', 'delete'>>('DELETE', `/dam/collections/${id}`),
   addToCollection: (id: number, assetIds: number[]) =>
-    requestData<CollectionDetail>('POST', `/dam/collections/${id}/assets`, { body: { asset_ids: assetIds } }),
+    requestData<DataOf<'/dam/collections/{id}/assets', 'post'>>('POST', `/dam/collections/${id}/assets`, { body: { asset_ids: assetIds } }),
   removeFromCollection: (id: number, assetIds: number[]) =>
-    requestData<CollectionDetail>('DELETE', `/dam/collections/${id}/assets`, { body: { asset_ids: assetIds } }),
+    requestData<DataOf<'/dam/collections/{id}/assets', 'delete'>>('DELETE', `/dam/collections/${id}/assets`, { body: { asset_ids: assetIds } }),
 };

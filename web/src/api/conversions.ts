@@ -1,5 +1,6 @@
 import { requestData, requestDataWithStatus } from './http';
-import type { Conversion, ConversionPage, ConversionStatus, ConvertImageRequest, ConvertVideoRequest } from './types';
+import type { DataOf, QueryOf } from './schema';
+import type { Conversion, ConversionPage, ConvertImageRequest, ConvertVideoRequest } from './types';
 
 /** A conversion as asked for: `created` false when the server answered 200 with the same conversion, asked before. */
 export interface Requested {
@@ -15,11 +16,11 @@ const asked = ({ status, data }: { status: number; data: Conversion }): Requeste
  * tells how it goes; POST …/cancel stops it.
  */
 export const conversionsApi = {
-  image: async (body: ConvertImageRequest) => asked(await requestDataWithStatus<Conversion>('POST', '/convert/image', { body })),
-  video: async (body: ConvertVideoRequest) => asked(await requestDataWithStatus<Conversion>('POST', '/convert/video', { body })),
+  image: async (body: ConvertImageRequest) => asked(await requestDataWithStatus<DataOf<'/convert/image', 'post'>>('POST', '/convert/image', { body })),
+  video: async (body: ConvertVideoRequest) => asked(await requestDataWithStatus<DataOf<'/convert/video', 'post'>>('POST', '/convert/video', { body })),
   get: (id: number) => requestData<Conversion>('GET', `/convert/status/${id}`),
-  cancel: (id: number) => requestData<Conversion>('POST', `/convert/status/${id}/cancel`),
-  list: (query: { workspaceId: number; asset_id?: number; status?: ConversionStatus; limit?: number }) =>
+  cancel: (id: number) => requestData<DataOf<'/convert/status/{id}/cancel', 'post'>>('POST', `/convert/status/${id}/cancel`),
+  list: (query: QueryOf<'/convert/jobs', 'get'>) =>
     requestData<ConversionPage>('GET', '/convert/jobs', { query }),
 };
 export type ConversionsApi = typeof conversionsApi;

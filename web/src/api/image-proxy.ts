@@ -1,4 +1,5 @@
 import { requestData } from './http';
+import type { BodyOf, DataOf } from './schema';
 
 /**
  * External images (e.g. a cloud drive's thumbnails) are never loaded from their own server by the
@@ -7,24 +8,16 @@ import { requestData } from './http';
  * for a signed proxy URL (POST /api/image-proxy/sign) and uses that as the src.
  */
 
-export type ProxyFormat = 'jpeg' | 'png' | 'webp' | 'avif';
-
-export interface ProxyOptions {
-  /** Largest width / height in pixels (1-4096); the image is fit inside, never enlarged. */
-  w?: number;
-  h?: number;
-  format?: ProxyFormat;
-}
-
-export interface SignedProxyUrl {
-  url: string;
-  /** Unix seconds. */
-  expires_at: number;
-}
+type SignBody = BodyOf<'/api/image-proxy/sign', 'post'>;
+/** Largest width / height in pixels (w, h); the image is fit inside, never enlarged. */
+export type ProxyOptions = Omit<SignBody, 'url'>;
+export type ProxyFormat = NonNullable<ProxyOptions['format']>;
+/** expires_at: Unix seconds. */
+export type SignedProxyUrl = DataOf<'/api/image-proxy/sign', 'post'>;
 
 export const imageProxyApi = {
   sign: (url: string, options: ProxyOptions = {}) =>
-    requestData<SignedProxyUrl>('POST', '/api/image-proxy/sign', { body: { url, ...options } }),
+    requestData<SignedProxyUrl>('POST', '/api/image-proxy/sign', { body: { url, ...options } satisfies SignBody }),
 };
 
 /** A signed URL is signed again when less than this is left of it (seconds). */

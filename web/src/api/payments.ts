@@ -1,43 +1,29 @@
 import { requestData } from './http';
+import type { BodyOf, DataOf, ItemOf } from './schema';
 
-/** Shapes of the payments API (issue #17, /payments; the schemas in src/routes/payment-schemas.ts). */
+/** Shapes of the payments API (issue #17, /payments), read from the API's schemas. */
 
-export type LimitKind = 'storage_bytes' | 'members' | 'assets';
-
+export type PlanList = DataOf<'/payments/plans', 'get'>;
+export type Plan = ItemOf<PlanList['plans']>;
 /** Per kind; null: unlimited. */
-export type Limits = Record<LimitKind, number | null>;
-export type Usage = Record<LimitKind, number>;
+export type Limits = Plan['limits'];
+export type LimitKind = keyof Limits;
 
-export interface Plan {
-  id: string;
-  name: string;
-  /** The plan every workspace starts on; it is not bought. */
-  free: boolean;
-  /** Short display text such as "EUR 12 / month"; null when the plans file gives none. */
-  price_label: string | null;
-  limits: Limits;
-}
+/**
+ * Stripe's subscription status ('none' when the workspace never subscribed). The schema says `string`, on purpose:
+ * Stripe may add statuses, so the client compares it with the ones it knows and shows any other as it comes.
+ */
+export type Subscription = DataOf<'/payments/subscription', 'get'>;
+export type Usage = Subscription['usage'];
 
-/** Stripe's subscription status, or none when the workspace never subscribed. */
-export type SubscriptionStatus = 'none' | 'active' | 'trialing' | 'past_due' | 'unpaid' | 'canceled' | 'incomplete' | 'incomplete_expired' | 'paused' | (string & {});
+export type CheckoutRequest = BodyOf<'/payments/create-checkout', 'post'>;
+export type Checkout = DataOf<'/payments/create-checkout', 'post'>;
+export type PortalLink = DataOf<'/payments/portal', 'post'>;
 
-export interface Subscription {
-  /** Id of the plan whose limits apply. */
-  plan: string;
-  plan_name: string;
-  status: SubscriptionStatus;
-  /** Unix seconds; null without a subscription. */
-  current_period_end: number | null;
-  cancel_at_period_end: boolean;
-  limits: Limits;
-  usage: Usage;
-  /** Writes are refused (402 SUBSCRIPTION_PAST_DUE): the payment failed and the grace period is over. */
-  read_only: boolean;
-  /** Unix seconds when a past_due workspace turns (or turned) read-only; null otherwise. */
-  past_due_until: number | null;
-}
-
-/** The body of a 402 QUOTA_EXCEEDED beside error and code. */
+/**
+ * The body of a 402 QUOTA_EXCEEDED beside error and code. Local: the document gives every error one loose shape
+ * ({error, code, field?} and any other key), so these fields cannot be derived from it.
+ */
 export interface QuotaDetails {
   limit: LimitKind;
   used: number;
@@ -46,11 +32,13 @@ export interface QuotaDetails {
 
 /** Issue #17: plans and billing of a workspace. Every call answers 404 PAYMENTS_DISABLED when the instance has no payments. */
 export const paymentsApi = {
-  plans: () => requestData<{ plans: Plan[] }>('GET', '/payments/plans'),
+  plans: () => requestData<PlanList>('GET', '/payments/plans'),
   subscription: (workspaceId: number) => requestData<Subscription>('GET', '/payments/subscription', { query: { workspaceId } }),
   /** Workspace admins: a Stripe Checkout for the plan; send the browser to url. */
-  createCheckout: (workspaceId: number, plan: string) => requestData<{ id: string; url: string }>('POST', '/payments/create-checkout', { body: { workspaceId, plan } }),
+  createCheckout: (workspaceId: number, plan: string) =>
+    requestData<Checkout>('POST', '/payments/create-checkout', { body: { workspaceId, plan } satisfies CheckoutRequest }),
   /** Workspace admins: Stripe's billing portal (card, plan change, cancellation). */
-  portal: (workspaceId: number) => requestData<{ url: string }>('POST', '/payments/portal', { body: { workspaceId } }),
+  portal: (workspaceId: number) =>
+    requestData<PortalLink>('POST', '/payments/portal', { body: { workspaceId } satisfies BodyOf<'/payments/portal', 'post'> }),
 };
 export type PaymentsApi = typeof paymentsApi;

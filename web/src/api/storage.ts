@@ -1,12 +1,8 @@
-import { abortUpload } from '../../../sdk/src/upload';
+import { abortUpload, type UploadRef as SdkUploadRef } from '../../../sdk/src/upload';
 import { damClient } from './sdk';
 
-/** An open multipart upload (seed 4.3), as the resume store remembers it. */
-export interface UploadRef {
-  uploadId: string;
-  assetId: number;
-  workspaceId: number;
-}
+/** An open multipart upload (seed 4.3), as the resume store remembers it: the SDK's reference to one. */
+export type UploadRef = Pick<SdkUploadRef, 'uploadId' | 'assetId' | 'workspaceId'>;
 
 /**
  * seed 4.3: the multipart flow itself is the SDK's uploadFile (../upload/multipart-upload.ts); what is left here is

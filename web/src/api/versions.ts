@@ -1,5 +1,6 @@
 import { authHeader, fetchBlob, request, toApiError, ApiError } from './http';
-import type { Asset, Version, VersionPreview } from './types';
+import type { ResponseOf } from './schema';
+import type { Version, VersionPreview } from './types';
 
 /** Some answers come as {success, data}, some bare (seed 4.5 names the bare object); accept both. */
 function unwrap<T>(value: unknown): T {
@@ -36,9 +37,9 @@ export const versionsApi = {
   upload: (assetId: number, file: File, onProgress?: (loaded: number, total: number) => void, signal?: AbortSignal) => {
     const form = new FormData();
     form.append('file', file, file.name);
-    return postForm<Version>(`/dam/assets/${assetId}/versions`, form, onProgress, signal);
+    return postForm<ResponseOf<'/dam/assets/{id}/versions', 'post'>>(`/dam/assets/${assetId}/versions`, form, onProgress, signal);
   },
-  restore: async (versionId: number) => unwrap<Asset>(await request<unknown>('POST', `/dam/versions/${versionId}/restore`)),
+  restore: async (versionId: number) => unwrap<ResponseOf<'/dam/versions/{id}/restore', 'post'>>(await request<unknown>('POST', `/dam/versions/${versionId}/restore`)),
   preview: async (versionId: number) => unwrap<VersionPreview>(await request<unknown>('GET', `/dam/versions/${versionId}/preview`)),
   download: (versionId: number) => fetchBlob(`/dam/versions/${versionId}/download`),
 };

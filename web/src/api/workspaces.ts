@@ -1,14 +1,21 @@
 import { requestData } from './http';
-import type { Member, Role, WorkspaceItem } from './types';
+import type { BodyOf, DataOf } from './schema';
+import type { Role } from './types';
+
+type Members = '/workspaces/{id}/members';
+type MemberPath = '/workspaces/{id}/members/{userId}';
 
 export const workspacesApi = {
-  list: () => requestData<WorkspaceItem[]>('GET', '/workspaces'),
-  create: (name: string) => requestData<WorkspaceItem>('POST', '/workspaces', { body: { name } }),
-  rename: (id: number, name: string) => requestData<WorkspaceItem>('PATCH', `/workspaces/${id}`, { body: { name } }),
-  remove: (id: number) => requestData<{ id: number }>('DELETE', `/workspaces/${id}`),
-  members: (id: number) => requestData<Member[]>('GET', `/workspaces/${id}/members`),
-  addMember: (id: number, email: string, role: Role) => requestData<Member>('POST', `/workspaces/${id}/members`, { body: { email, role } }),
+  list: () => requestData<DataOf<'/workspaces', 'get'>>('GET', '/workspaces'),
+  create: (name: string) =>
+    requestData<DataOf<'/workspaces', 'post'>>('POST', '/workspaces', { body: { name } satisfies BodyOf<'/workspaces', 'post'> }),
+  rename: (id: number, name: string) =>
+    requestData<DataOf<'/workspaces/{id}', 'patch'>>('PATCH', `/workspaces/${id}`, { body: { name } satisfies BodyOf<'/workspaces/{id}', 'patch'> }),
+  remove: (id: number) => requestData<DataOf<'/workspaces/{id}', 'delete'>>('DELETE', `/workspaces/${id}`),
+  members: (id: number) => requestData<DataOf<Members, 'get'>>('GET', `/workspaces/${id}/members`),
+  addMember: (id: number, email: string, role: Role) =>
+    requestData<DataOf<Members, 'post'>>('POST', `/workspaces/${id}/members`, { body: { email, role } satisfies BodyOf<Members, 'post'> }),
   changeRole: (id: number, userId: number, role: Role) =>
-    requestData<Member>('PATCH', `/workspaces/${id}/members/${userId}`, { body: { role } }),
-  removeMember: (id: number, userId: number) => requestData<{ user_id: number }>('DELETE', `/workspaces/${id}/members/${userId}`),
+    requestData<DataOf<MemberPath, 'patch'>>('PATCH', `/workspaces/${id}/members/${userId}`, { body: { role } satisfies BodyOf<MemberPath, 'patch'> }),
+  removeMember: (id: number, userId: number) => requestData<DataOf<MemberPath, 'delete'>>('DELETE', `/workspaces/${id}/members/${userId}`),
 };

@@ -1,14 +1,16 @@
 import { requestData } from './http';
+import type { BodyOf, DataOf } from './schema';
 
-/** What GET /zip/download archives (issue #14): exactly one of them. */
-export type ZipSelection = { asset_ids: number[] } | { folder_id: number } | { collection_id: number };
+type LinkBody = BodyOf<'/zip/link', 'post'>;
+type SelectionKey = 'asset_ids' | 'folder_id' | 'collection_id';
+/**
+ * What GET /zip/download archives (issue #14): exactly one of them. Narrowed here: the schema can only say that
+ * each is optional (the server answers 400 to none or two), so the union of one-key objects is built from its fields.
+ */
+export type ZipSelection = { [K in SelectionKey]: Required<Pick<LinkBody, K>> & Partial<Record<Exclude<SelectionKey, K>, never>> }[SelectionKey];
 
-export interface ZipLink {
-  /** GET /zip/download of the selection with its signature: the browser follows it without the bearer token. */
-  url: string;
-  /** Unix seconds (DAM_ZIP_LINK_TTL after issuing, 5 minutes by default). */
-  expires_at: number;
-}
+/** url: GET /zip/download of the selection with its signature, followed by the browser without the bearer token. */
+export type ZipLink = DataOf<'/zip/link', 'post'>;
 
 /**
  * A short-lived signed URL of the selection's ZIP (POST /zip/link). The server checks the
@@ -17,5 +19,5 @@ export interface ZipLink {
  * (a `fetch` with the bearer token would hold the whole archive in memory as a Blob).
  */
 export function zipLink(workspaceId: number, selection: ZipSelection, signal?: AbortSignal): Promise<ZipLink> {
-  return requestData<ZipLink>('POST', '/zip/link', { body: { workspaceId, ...selection }, signal });
+  return requestData<ZipLink>('POST', '/zip/link', { body: { workspaceId, ...selection } satisfies LinkBody, signal });
 }
