@@ -13,6 +13,8 @@ export interface Reporter {
   file(display: string, size: number): FileProgress;
   /** A file finished, skipped or failed: counts towards the overall bar (`bytes` of it not yet counted). */
   settled(bytes: number): void;
+  /** A file counted by `start` that will not be sent after all (a duplicate, unreadable): leaves the totals. */
+  dropped(bytes: number): void;
   /** An event line: every one in plain mode, only `important` ones (failures) between the bars. */
   event(line: string, important?: boolean): void;
   stop(): void;
@@ -29,6 +31,7 @@ class LineReporter implements Reporter {
     return { update() {}, end() {} };
   }
   settled(): void {}
+  dropped(): void {}
   event(line: string): void {
     if (!this.quiet) process.stdout.write(`${line}\n`);
   }
@@ -104,6 +107,12 @@ class BarReporter implements Reporter {
   settled(bytes: number): void {
     this.filesDone += 1;
     this.bytesDone += bytes;
+    this.refresh();
+  }
+
+  dropped(bytes: number): void {
+    this.files -= 1;
+    this.overall?.setTotal(Math.max(this.overall.getTotal() - bytes, 1));
     this.refresh();
   }
 

@@ -5,7 +5,8 @@ import { pipeline } from 'node:stream/promises';
 import { DamApiError, type Dam, type UploadRef } from '../../sdk/src/index.js';
 import { ensureFolders, folderKey } from './folders.js';
 import { formatBytes } from './format.js';
-import { runPool } from './pool.js';
+import { Batcher } from './batcher.js';
+import { limiter, Lookahead, runPool } from './pool.js';
 import { createReporter, type Reporter } from './progress.js';
 import { CliError, requireDam } from './session.js';
 import { UploadState } from './state.js';
@@ -27,10 +28,21 @@ export interface UploadCommandOptions {
   progress?: boolean;
 }
 
-/** check-duplicates takes at most this many hashes per request. */
-const HASH_BATCH = 1000;
+/**
+ * Hashes are asked about (check-duplicates) in batches of this many or after this long, whichever comes first: files
+ * start uploading as their batch is answered instead of after a read of the whole tree, and a tree of thousands of
+ * small files still costs few requests.
+ */
+const CHECK_BATCH = 100;
+const CHECK_WAIT_MS = 250;
 /** Files hashed at once: reading is the bottleneck, a few streams keep a disk busy. */
 const HASH_CONCURRENCY = 4;
+/**
+ * How far hashing may run ahead of the uploads (files hashed and not yet sent): bounded so that a file is sent soon
+ * after it was read for its hash, while its bytes are still in the page cache, and memory stays flat on huge trees.
+ */
+const LOOKAHEAD_FILES = 1000;
+const LOOKAHEAD_BYTES = 1024 * 1024 * 1024;
 /** Parts of one file sent at once; files run --concurrency at a time on top of that. */
 const PART_CONCURRENCY = 4;
 /**
@@ -55,22 +67,18 @@ interface Summary {
   seconds: number;
 }
 
-async function sha256File(file: string): Promise<string> {
+async function sha256File(file: string, signal: AbortSignal): Promise<string> {
   const hash = createHash('sha256');
-  await pipeline(createReadStream(file, { highWaterMark: 1024 * 1024 }), hash);
+  await pipeline(createReadStream(file, { highWaterMark: 1024 * 1024 }), hash, { signal });
   return hash.digest('hex');
 }
 
-/** The hashes the workspace already has (the current file of a listed asset), asked in batches. */
+/** The hashes of one batch that the workspace already has (the current file of a listed asset). */
 async function knownHashes(dam: Dam, workspaceId: number, hashes: string[]): Promise<Map<string, number[]>> {
-  const unique = [...new Set(hashes)];
   const known = new Map<string, number[]>();
-  for (let i = 0; i < unique.length; i += HASH_BATCH) {
-    const batch = unique.slice(i, i + HASH_BATCH);
-    const { data, error, response } = await dam.api.POST('/dam/assets/check-duplicates', { body: { workspaceId, hashes: batch } });
-    if (!data) throw new CliError(`check-duplicates: ${response.status} ${describe(error)}`);
-    for (const d of data.data.duplicates) known.set(d.sha256, d.asset_ids);
-  }
+  const { data, error, response } = await dam.api.POST('/dam/assets/check-duplicates', { body: { workspaceId, hashes: [...new Set(hashes)] } });
+  if (!data) throw new CliError(`check-duplicates: ${response.status} ${describe(error)}`);
+  for (const d of data.data.duplicates) known.set(d.sha256, d.asset_ids);
   return known;
 }
 
@@ -98,9 +106,11 @@ async function resolveTarget(dam: Dam, options: UploadCommandOptions): Promise<n
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
- * `dam upload`: lists the files, skips what an interrupted run of the same command finished, hashes the rest and
- * asks the server which it already has, recreates the directories as folders and uploads the others in parallel.
- * Returns the exit code: 1 when any file failed.
+ * `dam upload`: lists the files, skips what an interrupted run of the same command finished, and runs the rest
+ * through a pipeline: files are hashed a few at a time, their hashes asked about in batches as they become ready
+ * (check-duplicates), and each file that the server does not have starts uploading (its directories made as folders
+ * first) as soon as its batch is answered, --concurrency at a time. Hashing and uploading so overlap, and the first
+ * byte is sent after one batch rather than after a read of the whole tree. Returns the exit code: 1 when any file failed.
  */
 export async function uploadCommand(args: string[], options: UploadCommandOptions): Promise<number> {
   const began = Date.now();
@@ -125,79 +135,152 @@ export async function uploadCommand(args: string[], options: UploadCommandOption
   }
   if (summary.resumed.length > 0) reporter.event(`resuming: ${summary.resumed.length} files were uploaded by the interrupted run (${statePath})`);
 
-  // Files with an open upload of an interrupted run continue it; the others are checked against the library.
+  // Files with an open upload of an interrupted run continue it without a hash; the others are checked against the library.
+  const order = new Map(pending.map((f, i) => [f, i]));
+  const resuming = pending.filter((f) => same(f, state.open.get(f.abs)));
   const toHash = pending.filter((f) => !same(f, state.open.get(f.abs)));
-  const hashes = new Map<LocalFile, string>();
-  await runPool(toHash, HASH_CONCURRENCY, async (f) => {
+
+  // Stops the run on the user's Ctrl-C, or when a batch cannot be checked (then `fatal` is thrown at the end).
+  const controller = new AbortController();
+  const signal = controller.signal;
+  let interrupted = false;
+  let fatal: { error: unknown } | undefined;
+  const onSignal = () => {
+    interrupted = true;
+    controller.abort(new CliError('interrupted'));
+  };
+  if (!options.dryRun) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    reporter.start(pending.length, pending.reduce((n, f) => n + f.size, 0));
+  }
+
+  const lookahead = new Lookahead(LOOKAHEAD_FILES, LOOKAHEAD_BYTES);
+  const folders = new Map<string, number | Error>();
+  const limit = limiter(Math.max(1, options.concurrency));
+  const uploads: Promise<void>[] = [];
+  let queued = 0;
+
+  /** Makes the folders of these files that no earlier batch made (one batch at a time, so never twice). */
+  const makeFolders = async (files: LocalFile[]) => {
+    const chains = files.map((f) => f.dirs).filter((d) => d.length > 0 && !folders.has(folderKey(d)));
+    if (chains.length === 0) return;
+    for (const [key, id] of await ensureFolders(dam, state, workspaceId, options.folder ?? null, chains)) folders.set(key, id);
+  };
+
+  const upload = async (f: LocalFile) => {
     try {
-      hashes.set(f, await sha256File(f.abs));
+      if (signal.aborted) return;
+      const folder = f.dirs.length ? folders.get(folderKey(f.dirs)) : (options.folder ?? null);
+      const bar = reporter.file(f.display, f.size);
+      try {
+        if (folder instanceof Error) throw folder;
+        const target = { workspaceId, folderId: folder ?? undefined, partSize: options.partSize, signal };
+        const whole = f.size <= WHOLE_FILE_MAX && !state.open.has(f.abs);
+        const assetId = whole ? await uploadSmall(dam, state, f, target, options.tag) : await uploadOne(dam, state, f, target, (loaded) => bar.update(loaded));
+        if (!whole && options.tag.length > 0) {
+          const { error, response } = await dam.api.PATCH('/dam/assets/{id}', { params: { path: { id: assetId } }, body: { tags: options.tag } });
+          if (!response.ok) throw new Error(`uploaded as asset ${assetId}, but tagging failed: ${response.status} ${describe(error)}`);
+        }
+        state.finished(f.abs, f.size, f.mtimeMs, assetId);
+        summary.uploaded.push({ path: f.display, assetId });
+        summary.bytesUploaded += f.size;
+        reporter.event(`uploaded ${f.display} -> asset ${assetId}`);
+      } catch (err) {
+        if (signal.aborted) return;
+        summary.failed.push({ path: f.display, reason: message(err) });
+        reporter.event(`failed   ${f.display}: ${message(err)}`, true);
+      } finally {
+        bar.end();
+        reporter.settled(f.size);
+      }
+    } finally {
+      lookahead.leave(f.size);
+    }
+  };
+
+  /** Files ready to go (hashed and not duplicates, or resuming): uploaded, or listed on --dry-run. */
+  const send = async (files: LocalFile[]) => {
+    if (options.dryRun) {
+      for (const f of files) {
+        reporter.event(`would upload ${f.display} (${formatBytes(f.size)})${f.dirs.length ? ` into folder ${f.dirs.join('/')}` : ''}`);
+        lookahead.leave(f.size);
+      }
+      queued += files.length;
+      return;
+    }
+    await makeFolders(files);
+    queued += files.length;
+    for (const f of files) uploads.push(limit(() => upload(f)));
+  };
+
+  const batcher = new Batcher<{ file: LocalFile; hash: string }>(
+    CHECK_BATCH,
+    CHECK_WAIT_MS,
+    async (batch) => {
+      if (signal.aborted) throw signal.reason;
+      const known = await knownHashes(dam, workspaceId, batch.map((b) => b.hash));
+      const fresh: LocalFile[] = [];
+      // In the order of the listing, as a run that hashed everything first would send them.
+      for (const { file: f, hash } of batch.sort((x, y) => order.get(x.file)! - order.get(y.file)!)) {
+        const duplicateOf = known.get(hash);
+        if (!duplicateOf) {
+          fresh.push(f);
+          continue;
+        }
+        summary.duplicates.push({ path: f.display, assetIds: duplicateOf });
+        reporter.event(`skipped  ${f.display}: duplicate of asset ${duplicateOf.join(', ')}`);
+        reporter.dropped(f.size);
+        lookahead.leave(f.size);
+      }
+      await send(fresh);
+    },
+    {
+      onError: (error) => {
+        if (interrupted) return;
+        fatal ??= { error };
+        controller.abort(error);
+      },
+      skip: (batch) => {
+        for (const { file } of batch) lookahead.leave(file.size);
+      },
+    },
+  );
+
+  for (const f of resuming) await lookahead.enter(f.size);
+  await send(resuming);
+  await runPool(toHash, HASH_CONCURRENCY, async (f) => {
+    if (signal.aborted) return;
+    await lookahead.enter(f.size);
+    let hash: string;
+    try {
+      hash = await sha256File(f.abs, signal);
     } catch (err) {
+      lookahead.leave(f.size);
+      if (signal.aborted) return;
       summary.failed.push({ path: f.display, reason: `cannot read: ${message(err)}` });
       reporter.event(`failed   ${f.display}: cannot read: ${message(err)}`, true);
+      if (!options.dryRun) reporter.dropped(f.size);
+      return;
     }
+    batcher.add({ file: f, hash });
   });
-  const known = hashes.size > 0 ? await knownHashes(dam, workspaceId, [...hashes.values()]) : new Map<string, number[]>();
+  await batcher.close().catch(() => undefined); // a failure is in `fatal`, thrown below once the uploads have stopped
+  await Promise.all(uploads);
 
-  const queue: LocalFile[] = [];
-  for (const f of pending) {
-    const hash = hashes.get(f);
-    const duplicateOf = hash === undefined ? undefined : known.get(hash);
-    if (duplicateOf) {
-      summary.duplicates.push({ path: f.display, assetIds: duplicateOf });
-      reporter.event(`skipped  ${f.display}: duplicate of asset ${duplicateOf.join(', ')}`);
-    } else if (hash !== undefined || state.open.has(f.abs)) {
-      queue.push(f);
-    }
-  }
-
-  if (options.dryRun) {
-    for (const f of queue) reporter.event(`would upload ${f.display} (${formatBytes(f.size)})${f.dirs.length ? ` into folder ${f.dirs.join('/')}` : ''}`);
-    summary.seconds = (Date.now() - began) / 1000;
-    return finish(summary, options, reporter, { dryRun: true, queued: queue.length, state: undefined });
-  }
-
-  const folders = await ensureFolders(dam, state, workspaceId, options.folder ?? null, queue.map((f) => f.dirs));
-  const controller = new AbortController();
-  const onSignal = () => controller.abort(new CliError('interrupted'));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-
-  reporter.start(queue.length, queue.reduce((n, f) => n + f.size, 0));
-  await runPool(queue, Math.max(1, options.concurrency), async (f) => {
-    if (controller.signal.aborted) return;
-    const folder = f.dirs.length ? folders.get(folderKey(f.dirs)) : (options.folder ?? null);
-    const bar = reporter.file(f.display, f.size);
-    try {
-      if (folder instanceof Error) throw folder;
-      const target = { workspaceId, folderId: folder ?? undefined, partSize: options.partSize, signal: controller.signal };
-      const whole = f.size <= WHOLE_FILE_MAX && !state.open.has(f.abs);
-      const assetId = whole ? await uploadSmall(dam, state, f, target, options.tag) : await uploadOne(dam, state, f, target, (loaded) => bar.update(loaded));
-      if (!whole && options.tag.length > 0) {
-        const { error, response } = await dam.api.PATCH('/dam/assets/{id}', { params: { path: { id: assetId } }, body: { tags: options.tag } });
-        if (!response.ok) throw new Error(`uploaded as asset ${assetId}, but tagging failed: ${response.status} ${describe(error)}`);
-      }
-      state.finished(f.abs, f.size, f.mtimeMs, assetId);
-      summary.uploaded.push({ path: f.display, assetId });
-      summary.bytesUploaded += f.size;
-      reporter.event(`uploaded ${f.display} -> asset ${assetId}`);
-    } catch (err) {
-      if (controller.signal.aborted) return;
-      summary.failed.push({ path: f.display, reason: message(err) });
-      reporter.event(`failed   ${f.display}: ${message(err)}`, true);
-    } finally {
-      bar.end();
-      reporter.settled(f.size);
-    }
-  });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   summary.seconds = (Date.now() - began) / 1000;
-  if (controller.signal.aborted) {
+  if (interrupted) {
     reporter.stop();
     process.stderr.write(`interrupted: run the same command again to resume (${statePath})\n`);
     return 130;
   }
-  return finish(summary, options, reporter, { dryRun: false, queued: queue.length, state });
+  if (fatal) {
+    reporter.stop();
+    throw fatal.error;
+  }
+  return finish(summary, options, reporter, { dryRun: options.dryRun, queued, state: options.dryRun ? undefined : state });
 }
 
 /** A small file in one request; its Idempotency-Key is recorded first, so a resumed run sending it again gets the same asset. */
