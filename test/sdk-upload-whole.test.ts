@@ -38,4 +38,19 @@ describe.each(dialects)('SDK uploadWhole on %s', (dialect) => {
     expect(err).toBeInstanceOf(DamApiError);
     expect((err as DamApiError).status).toBe(413);
   });
+
+  it('waits out the per-user rate limit (429 with Retry-After) instead of failing: more files than the limit all arrive', { timeout: 30_000 }, async () => {
+    const limited = await startHttpTestApp({ dialect, config: { userRateLimit: 4, userRateWindowMs: 9000 } });
+    try {
+      const user = await registerUser(limited);
+      const client = createDam({ baseUrl: limited.baseUrl, token: user.token });
+      const ids: number[] = [];
+      // 4 requests per 9 s: the fifth upload is refused with 429 and sent again after Retry-After, a longer wait than the
+      // five attempts of the backoff policy (0.5 + 1 + 2 + 4 s) would cover.
+      for (let i = 0; i < 5; i += 1) ids.push((await client.uploadWhole(new Blob([randomBytes(100)]), { workspaceId: user.workspaceId, name: `f${i}.bin` })).assetId);
+      expect(new Set(ids).size).toBe(5);
+    } finally {
+      await limited.close();
+    }
+  });
 });

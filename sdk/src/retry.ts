@@ -12,6 +12,32 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 500, maxDe
 /** A failure worth another attempt: the network, a timeout, a throttle or a server error (not a refusal, not an abort). */
 export class RetryableError extends Error {
   override name = 'RetryableError';
+  constructor(
+    message: string,
+    /** The server's Retry-After (a 429 or 503), in ms: the retry waits at least that long. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Waits the server asked for, at most this long each; a longer one fails the attempt as usual. */
+const MAX_RETRY_AFTER_MS = 120_000;
+/** Throttled answers (with Retry-After) do not use up attempts, up to this many in a row. */
+const MAX_THROTTLED = 30;
+
+/** A response's Retry-After (seconds or an HTTP date) in ms, when it has one. */
+export function retryAfterOf(response: Response): number | undefined {
+  const value = response.headers.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now();
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
+/** The error for a failed answer: retryable (keeping its Retry-After) when the status is worth another attempt. */
+export function failureOf(response: Response, err: Error, alsoRetry: (status: number) => boolean = () => false): Error {
+  return isRetryableStatus(response.status) || alsoRetry(response.status) ? new RetryableError(err.message, retryAfterOf(response)) : err;
 }
 
 export function isRetryableStatus(status: number): boolean {
@@ -48,6 +74,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * RetryableError are), or has used up the policy's attempts. An abort stops it at once.
  */
 export async function withRetries<T>(policy: RetryPolicy, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+  let throttled = 0;
   for (let n = 1; ; n++) {
     signal?.throwIfAborted();
     try {
@@ -55,6 +82,15 @@ export async function withRetries<T>(policy: RetryPolicy, signal: AbortSignal | 
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       const retryable = err instanceof RetryableError || err instanceof TypeError;
+      // A rate limit that says when to come back (a bulk import reaching the per-user limit) is waited out, not
+      // counted as a failed attempt: the server is fine, the client is early.
+      const wait = err instanceof RetryableError ? err.retryAfterMs : undefined;
+      if (retryable && wait !== undefined && wait <= MAX_RETRY_AFTER_MS && throttled < MAX_THROTTLED) {
+        throttled += 1;
+        n -= 1;
+        await sleep(Math.max(wait, backoffDelay(policy, 1)), signal);
+        continue;
+      }
       if (!retryable || n >= policy.attempts) throw err;
       await sleep(backoffDelay(policy, n), signal);
     }

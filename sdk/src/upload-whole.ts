@@ -1,6 +1,6 @@
 import type { DamClient } from './client.js';
 import { apiError } from './errors.js';
-import { DEFAULT_RETRY, isRetryableStatus, RetryableError, withRetries, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, failureOf, withRetries, type RetryPolicy } from './retry.js';
 import { openSource, type UploadSource } from './source.js';
 
 export interface UploadWholeOptions {
@@ -46,6 +46,6 @@ export async function uploadWhole(client: DamClient, source: UploadSource, optio
     if (data) return { assetId: data.data.id };
     const err = await apiError(response, 'upload-asset', error);
     // 409: the first request with this key is still being processed (a retry after a dropped connection).
-    throw isRetryableStatus(response.status) || response.status === 409 ? new RetryableError(err.message) : err;
+    throw failureOf(response, err, (status) => status === 409);
   });
 }

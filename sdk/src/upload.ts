@@ -1,6 +1,6 @@
 import type { DamClient } from './client.js';
 import { apiError, DamApiError } from './errors.js';
-import { DEFAULT_RETRY, isRetryableStatus, RetryableError, withRetries, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, failureOf, isRetryableStatus, RetryableError, withRetries, type RetryPolicy } from './retry.js';
 import { openSource, type UploadSource } from './source.js';
 
 /** The server refuses more parts than this (S3's limit). */
@@ -183,7 +183,7 @@ export async function uploadFile(client: DamClient, source: UploadSource, option
     const { data, error, response } = await api.GET('/storage/get-upload-url', { params: { query: { ...query, PartNumber: part.number } }, signal });
     if (!data) {
       const err = await apiError(response, `get-upload-url of part ${part.number}`, error);
-      throw isRetryableStatus(response.status) ? new RetryableError(err.message) : err;
+      throw failureOf(response, err);
     }
     const body = file.blob.slice(part.start, part.end);
     if (options.putPart) {
@@ -243,7 +243,7 @@ export async function uploadFile(client: DamClient, source: UploadSource, option
     });
     if (data) return data;
     const err = await apiError(response, 'complete-upload', error);
-    throw isRetryableStatus(response.status) ? new RetryableError(err.message) : err;
+    throw failureOf(response, err);
   });
   return { ...ref, key: done.key, location: done.location };
 }
