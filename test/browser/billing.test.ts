@@ -225,7 +225,7 @@ describe.skipIf(!hasChromium)('billing, in chromium', () => {
       await page.getByRole('heading', { name: 'Members' }).waitFor();
       expect(payments).toEqual(['/payments/subscription']);
 
-      // Past the limit: the failed upload says which limit, in the server's words and the plan's.
+      // Past the limit: the failed upload says which limit, in the plan's words.
       await page.goto(`${base}/library`);
       await page.getByRole('heading', { name: 'All assets' }).waitFor();
       await page.locator('input[type=file][multiple]').setInputFiles(fileOf('too-much.bin', 200_000));
@@ -235,6 +235,8 @@ describe.skipIf(!hasChromium)('billing, in chromium', () => {
       const reason = await failed.innerText();
       expect(reason).toMatch(/limit/i);
       expect(reason).not.toMatch(/^Failed$/m);
+      // Once, in human units: not the server's byte counts beside the plan's line.
+      expect(reason).not.toMatch(/bytes are used/);
       expect(await failed.getByTestId('upload-refusal').innerText()).toMatch(/Over the plan's storage limit: \d+ KB used, this file needs 195 KB\./);
       await failed.getByRole('link', { name: 'See plans' }).waitFor();
       await screenshot(page, 'billing-upload-refused-phone');
