@@ -11,7 +11,7 @@ import { startTestApp, testConfig, type TestApp } from './helpers/app.js';
 import { expectError, makeFolder, makeTeam, type Team } from './helpers/catalog-factories.js';
 import { dialects, openTestDatabase } from './helpers/databases.js';
 import type { Account } from './helpers/factories.js';
-import { haveFfmpeg, probe, processesMentioning, testClip, testTone, wrappedFfmpeg } from './helpers/media.js';
+import { haveFfmpeg, probe, processesMentioning, testClip, testTone, undecodableMedia, wrappedFfmpeg } from './helpers/media.js';
 import { startS3Server, startStorageApp, type S3Server } from './helpers/uploads.js';
 import { getAssetJson, listVersions, pathOf, serverUpload, type AssetJson, type FilePart } from './helpers/versions.js';
 
@@ -327,7 +327,7 @@ describeMedia.each(dialects)('conversions (%s)', (dialect: DialectName) => {
 
   it('fails a conversion of a file the tool cannot decode with a readable error, and stores nothing', async () => {
     const brokenImage = await serverUpload(t, team.manager, { bytes: randomBytes(3000), name: 'broken.png', type: 'image/png' }, team.ws);
-    const brokenVideo = await serverUpload(t, team.manager, { bytes: randomBytes(3000), name: 'broken.mp4', type: 'video/mp4' }, team.ws);
+    const brokenVideo = await serverUpload(t, team.manager, { bytes: undecodableMedia(3000), name: 'broken.mp4', type: 'video/mp4' }, team.ws);
     const silent = await serverUpload(t, team.manager, { bytes: testClip({ seconds: 1, sound: false }), name: 'silent.mp4', type: 'video/mp4' }, team.ws);
     await t.app.jobs.drain();
     const before = await assetCount(t, team.ws);

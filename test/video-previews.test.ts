@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.js';
 import { dialects } from './helpers/databases.js';
 import { registerUser, type Account } from './helpers/factories.js';
-import { haveFfmpeg, probe, testClip } from './helpers/media.js';
+import { haveFfmpeg, probe, testClip, undecodableMedia } from './helpers/media.js';
 import { listVersions, pathOf, serverUpload, uploadVersion, type FilePart, type VersionJson } from './helpers/versions.js';
 
 /** Web-playable previews of uploaded videos (issue #15), on every dialect. */
@@ -69,7 +69,7 @@ describe.skipIf(!haveFfmpeg && process.env.CI !== 'true').each(dialects)('video 
   });
 
   it('says why a video has none, gives each new version its own, and leaves other files without one', async () => {
-    const broken = await uploaded({ bytes: randomBytes(5000), name: 'broken.mp4', type: 'video/mp4' });
+    const broken = await uploaded({ bytes: undecodableMedia(5000), name: 'broken.mp4', type: 'video/mp4' });
     const image = await uploaded({ bytes: Buffer.from('just text'), name: 'notes.txt', type: 'text/plain' });
     await t.app.jobs.drain();
     const b = await current(broken.asset_id);

@@ -12,6 +12,15 @@ export const haveFfmpeg = tools !== undefined;
 export const FFMPEG = tools?.ffmpeg ?? 'ffmpeg';
 export const FFPROBE = tools?.ffprobe ?? 'ffprobe';
 
+/**
+ * Bytes no decoder accepts, the same on every run. Random bytes are not: ffprobe now and then finds an MPEG audio frame
+ * sync in them and reads the file as a (pictureless) stream, which made failure tests flaky.
+ */
+export function undecodableMedia(size: number): Buffer {
+  const line = Buffer.from('This is not a media file. ');
+  return Buffer.concat(Array.from({ length: Math.ceil(size / line.length) }, () => line)).subarray(0, size);
+}
+
 export interface ClipOptions {
   seconds?: number;
   size?: string;
