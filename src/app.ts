@@ -130,7 +130,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(cors, { delegator: partCors.delegator });
   registerSecurityHeaders(app, config);
   // Counted in PostgreSQL or Redis, so that every process shares each limit (issue #18).
-  const rateLimitStore = rateLimitBackend(config, database);
+  const rateLimitStore = await rateLimitBackend(config, database, app.log);
   app.addHook('onClose', () => rateLimitStore.close());
   await app.register(rateLimit, { global: false, ...rateLimitStore.options });
   const limits = signInLimits(app, config);

@@ -114,6 +114,19 @@ describe.each(STORE_KINDS)('duplicate detection on the %s store', (kind) => {
       expect(dupOfB.hits.map((h) => Number(h.document.id))).toEqual([ids.a1]);
     });
 
+    it('a file sent through the server carries its hash at once (hashed as it arrived): no job reads it again', async () => {
+      const c = randomBytes(5000);
+      const { assetId } = await dam.uploadWhole(new Blob([c]), { workspaceId: owner.workspaceId, name: 'c.bin' });
+      // Before any job ran: the upload's own answer already counts for check-duplicates.
+      expect((await asset(assetId)).sha256).toBe(sha256(c));
+      expect((await check(owner, owner.workspaceId, [sha256(c)])).json()).toMatchObject({ data: { duplicates: [{ asset_ids: [assetId] }] } });
+      const { db } = t.database;
+      const version = await db.selectFrom('asset_versions').select(['id', 'sha256']).where('asset_id', '=', assetId).executeTakeFirstOrThrow();
+      expect(version.sha256).toBe(sha256(c));
+      const hashJobs = await db.selectFrom('jobs').select('id').where('kind', '=', 'version.sha256').where('payload', '=', JSON.stringify({ versionId: version.id })).execute();
+      expect(hashJobs).toEqual([]);
+    });
+
     it('files stored before hashing existed are hashed by the backfill job the migration queues', async () => {
       await t.app.jobs.drain();
       const { db } = t.database;

@@ -147,8 +147,8 @@ describe.each(dialects)('job queue on %s', (dialect) => {
     const asset = await serverUpload(first, owner, { bytes: jpeg, name: 'a.jpg', type: 'image/jpeg' });
     expect((await listVersions(first, owner, asset.id))[0]!.preview_status).toBe('pending');
     const queued = await first.request({ method: 'GET', url: '/admin/jobs?status=queued', token: owner.token });
+    // No version.sha256 job: a file sent through the server is hashed as it arrives (issue #19).
     expect(queued.json<{ data: { items: { kind: string; payload: unknown }[] } }>().data.items).toEqual([
-      expect.objectContaining({ kind: 'version.sha256', payload: { versionId: expect.any(Number) as number } }),
       expect.objectContaining({ kind: 'version.metadata', payload: { versionId: expect.any(Number) as number } }),
       expect.objectContaining({ kind: 'version.renditions', payload: { versionId: expect.any(Number) as number } }),
       // Queued by migration 0022 (issue #19): the hashing of files stored before it.
@@ -179,10 +179,11 @@ describe('GET /admin/jobs', () => {
       expect(res.statusCode).toBe(200);
       const body = res.json<{ success: true; data: { items: { status: string; attempts: number }[]; total: number; counts: Record<string, number> } }>();
       expect(body.success).toBe(true);
-      // The upload's renditions, embedded metadata (issue #12) and SHA-256 (issue #19), and migration 0022's hash backfill.
-      expect(body.data.items).toHaveLength(4);
+      // The upload's renditions and embedded metadata (issue #12), and migration 0022's hash backfill; a file sent
+      // through the server is hashed as it arrives, so no SHA-256 job (issue #19).
+      expect(body.data.items).toHaveLength(3);
       for (const item of body.data.items) expect(item).toMatchObject({ status: 'succeeded', attempts: 1 });
-      expect(body.data.counts).toEqual({ queued: 0, running: 0, succeeded: 4, failed: 0 });
+      expect(body.data.counts).toEqual({ queued: 0, running: 0, succeeded: 3, failed: 0 });
       const failed = await t.request({ method: 'GET', url: '/admin/jobs?status=failed', token: admin.token });
       expect(failed.json<{ data: { total: number } }>().data.total).toBe(0);
       expectError(await t.request({ method: 'GET', url: '/admin/jobs', token: member.token }), 403, 'FORBIDDEN');

@@ -1,9 +1,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
@@ -56,16 +57,18 @@ describe('configuration of several processes', () => {
     expect(existsSync(path.join(dataDir, 'jwt-secret'))).toBe(false);
   });
 
-  it('wires the rate-limit counters to Redis when DAM_REDIS_URL is set (no Redis server here: only the wiring is checked)', async () => {
+  it('wires the rate-limit counters to Redis when DAM_REDIS_URL is set, and starts when Redis is unreachable (test/rate-limit-redis.test.ts runs a real one)', async () => {
     const database = await openTestDatabase('sqlite');
+    const log = { warn: vi.fn(), info: vi.fn() } as unknown as FastifyBaseLogger;
     try {
-      const redis = rateLimitBackend(testConfig({ redisUrl: 'redis://127.0.0.1:1/0' }), database);
+      const redis = await rateLimitBackend(testConfig({ redisUrl: 'redis://:pw-not-logged@127.0.0.1:1/0' }), database, log);
       expect(redis.kind).toBe('redis');
-      expect(redis.options.redis).toBeInstanceOf(Redis);
-      // lazyConnect: nothing was dialled yet.
-      expect(redis.options.redis!.status).toBe('wait');
+      expect(redis.redis).toBeInstanceOf(Redis);
+      expect(redis.redis!.status).not.toBe('ready');
+      expect(vi.mocked(log.warn).mock.calls.flat().join(' ')).toMatch(/Redis rate-limit store at redis:\/\/127\.0\.0\.1:1\/0 fails/);
+      expect(vi.mocked(log.warn).mock.calls.flat().join(' ')).not.toContain('pw-not-logged');
       await redis.close();
-      expect(rateLimitBackend(testConfig(), database).kind).toBe('memory');
+      expect((await rateLimitBackend(testConfig(), database, log)).kind).toBe('memory');
     } finally {
       await database.close();
     }

@@ -62,9 +62,11 @@ async function fingerprintBody(request: FastifyRequest): Promise<unknown> {
   if (files.length === 0 || body === null || typeof body !== 'object') return body;
   const describe = async (value: unknown): Promise<unknown> => {
     if (Array.isArray(value)) return Promise.all(value.map(describe));
-    const file = value as { path?: unknown; size?: unknown; filename?: unknown; mimetype?: unknown } | null;
+    const file = value as { path?: unknown; size?: unknown; filename?: unknown; mimetype?: unknown; sha256?: unknown } | null;
     if (file === null || typeof file !== 'object' || typeof file.path !== 'string' || !files.includes(file.path)) return value;
-    return { filename: file.filename, mimetype: file.mimetype, size: file.size, sha256: await sha256OfFile(file.path) };
+    // The spool hashed the bytes as they arrived (multipart.ts); reading the file again is for any other file.
+    const sha256 = typeof file.sha256 === 'string' ? file.sha256 : await sha256OfFile(file.path);
+    return { filename: file.filename, mimetype: file.mimetype, size: file.size, sha256 };
   };
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) out[name] = await describe(value);

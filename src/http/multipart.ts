@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,6 +15,11 @@ export interface SpooledFile {
   size: number;
   filename: string;
   mimetype: string;
+  /**
+   * SHA-256 of the bytes, hex, computed as they were spooled (always, for a part of a request): nothing needs to
+   * read the file again for it. Files that imports stand in as parts may have none.
+   */
+  sha256?: string;
 }
 
 export const SpooledFileSchema = Type.Unsafe<SpooledFile>(
@@ -62,8 +67,11 @@ export async function registerMultipartSpool(app: FastifyInstance, opts: { tmpDi
     const file = path.join(opts.tmpDir, randomBytes(12).toString('hex'));
     spooled.set(request, [...(spooled.get(request) ?? []), file]);
     let size = 0;
+    // Hashed on the way to disk (idempotency fingerprints, duplicate detection): the chunks are in memory anyway.
+    const hash = createHash('sha256');
     part.file.on('data', (chunk: Buffer) => {
       size += chunk.length;
+      hash.update(chunk);
     });
     try {
       await pipeline(part.file, createWriteStream(file));
@@ -73,7 +81,7 @@ export async function registerMultipartSpool(app: FastifyInstance, opts: { tmpDi
       throw typeof (err as NodeJS.ErrnoException).syscall === 'string' ? err : malformedBody(err);
     }
     if (part.file.truncated) throw appError('PAYLOAD_TOO_LARGE', `The file is larger than the limit of ${opts.maxFileSize} bytes`);
-    return { path: file, size, filename: part.filename, mimetype: part.mimetype };
+    return { path: file, size, filename: part.filename, mimetype: part.mimetype, sha256: hash.digest('hex') };
   };
 
   app.addHook('preValidation', async (request) => {

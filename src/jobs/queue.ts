@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { JobsConfig } from '../config.js';
 import type { DB } from '../db/database.js';
 import type { JobRow } from '../db/schema.js';
@@ -16,6 +17,7 @@ export type JobOutcome = 'succeeded' | 'retrying' | 'failed' | 'lost';
  */
 export class JobQueue {
   private readonly listeners = new Set<() => void>();
+  private lastUploadAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: DB,
@@ -39,6 +41,20 @@ export class JobQueue {
   /** Wakes this process's worker (after a commit that queued jobs); other processes find them by polling. */
   notify(): void {
     for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * notify() after a file stored through this process's API (an upload answered): the worker then runs fewer jobs
+   * while uploads keep coming (JobWorker), so that a bulk import's requests get the cores.
+   */
+  uploaded(): void {
+    this.lastUploadAt = performance.now();
+    this.notify();
+  }
+
+  /** Whether this process answered an upload within the last `ms` milliseconds. */
+  uploadedWithin(ms: number): boolean {
+    return performance.now() - this.lastUploadAt < ms;
   }
 
   onNotify(listener: () => void): () => void {

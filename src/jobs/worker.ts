@@ -11,6 +11,14 @@ import { PermanentJobError, type JobHandler } from './types.js';
 const KEEP_SUCCEEDED_SECONDS = 7 * 24 * 3600;
 const PRUNE_EVERY_MS = 3600_000;
 
+/**
+ * While uploads keep arriving (one answered within this long), the worker runs one job at a time instead of
+ * `concurrency`: the jobs each new file queues (renditions, embedded metadata, its hash) would otherwise take the
+ * cores a bulk import's requests need, on a small machine most of them. One slot, so they still progress; the
+ * rest of the backlog runs at full width as soon as the uploads pause.
+ */
+const UPLOAD_YIELD_MS = 1000;
+
 /** Told of every finished run (GET /metrics: job durations and failures by kind). */
 export type JobRunObserver = (kind: string, outcome: JobOutcome, seconds: number) => void;
 
@@ -80,14 +88,15 @@ export class JobWorker {
   private async loop(): Promise<void> {
     while (this.running) {
       let started = 0;
+      const slots = this.queue.uploadedWithin(UPLOAD_YIELD_MS) ? 1 : this.config.concurrency;
       try {
-        started = await this.fill(this.config.concurrency);
+        started = await this.fill(slots);
         await this.pruneNowAndThen();
       } catch (err) {
         this.log.warn({ err }, 'job worker: claiming failed');
       }
       if (!this.running) break;
-      if (started === 0 || this.active.size >= this.config.concurrency) await this.sleep(this.config.pollIntervalMs);
+      if (started === 0 || this.active.size >= slots) await this.sleep(this.config.pollIntervalMs);
     }
   }
 

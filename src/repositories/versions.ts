@@ -119,6 +119,8 @@ export async function markVersionCurrent(
     width: number | null;
     height: number | null;
     page_count?: number | null;
+    /** Known when the upload hashed the file as it arrived; otherwise the version.sha256 job sets it. */
+    sha256?: string;
     metadata: Record<string, unknown>;
     restored_from_id: number | null;
     restored_from_number: number | null;
@@ -144,7 +146,7 @@ export async function applyVersionToAsset(db: DB, assetId: number, v: VersionRec
       height: v.height,
       orientation: orientationOf(v.width, v.height),
       page_count: v.page_count,
-      // Null for a new file until its version.sha256 job has read it (it then sets both).
+      // Null for a new file until its version.sha256 job has read it (it then sets both), unless the upload hashed it.
       sha256: v.sha256,
       metadata: JSON.stringify(v.metadata),
       storage_key: v.storage_key,

@@ -300,7 +300,7 @@ export class StorageService {
       await quota.settleUpload(trx, session.id);
       return answer;
     });
-    this.versions.notify();
+    this.versions.notify(true);
     return result;
   }
 

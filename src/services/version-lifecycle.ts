@@ -21,6 +21,11 @@ export interface VersionFile {
   height: number | null;
   /** Known only when a restore copies a counted version; otherwise the rendition job counts the pages. */
   page_count?: number | null;
+  /**
+   * SHA-256 of the file (hex) when the upload hashed the bytes as they arrived (a file sent through the server):
+   * recorded at once, and no version.sha256 job reads the file again for it.
+   */
+  sha256?: string;
 }
 
 /** A new version's metadata: the current metadata merged with the upload's (seed 9), or a restored version's. */
@@ -130,7 +135,7 @@ export class VersionLifecycle {
     await versions.applyVersionToAsset(trx, asset.id, promoted, now);
     await this.jobs.enqueue(trx, MAKE_RENDITIONS, { versionId });
     await this.jobs.enqueue(trx, READ_EMBEDDED_METADATA, { versionId });
-    await this.jobs.enqueue(trx, HASH_VERSION, { versionId });
+    if (file.sha256 === undefined) await this.jobs.enqueue(trx, HASH_VERSION, { versionId });
     if (videoPreview) await this.jobs.enqueue(trx, MAKE_VIDEO_PREVIEW, { versionId });
     const changes: Changes = diffFields(previous ? currentFacts(previous) : null, currentFacts(promoted), CURRENT_FACTS);
     const metadataChange = diffMap(asset.metadata, meta);
@@ -153,9 +158,13 @@ export class VersionLifecycle {
     return promoted;
   }
 
-  /** Wakes this process's job worker after a commit that promoted versions. */
-  notify(): void {
-    this.jobs.notify();
+  /**
+   * Wakes this process's job worker after a commit that promoted versions. `upload`: the commit answers an upload
+   * request, and the worker yields to the uploads that may follow (JobQueue.uploaded).
+   */
+  notify(upload = false): void {
+    if (upload) this.jobs.uploaded();
+    else this.jobs.notify();
   }
 
   /**

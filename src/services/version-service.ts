@@ -84,14 +84,15 @@ export class VersionService {
         false,
       );
       try {
-        await this.store.putFile(reserved.storage_key, file.path, mimeType);
+        // Spooled, so never written to again (the local store may link it) and already hashed (no hash job).
+        await this.store.putFile(reserved.storage_key, file.path, mimeType, { unchanging: true });
       } catch (err) {
         await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
         throw appError('S3_ERROR', `Storing the file failed: ${(err as Error).message}`);
       }
       return this.lifecycle.promoteNow(
         reserved.id,
-        { mime_type: mimeType, file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null },
+        { mime_type: mimeType, file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null, sha256: file.sha256 },
         { merge: metadata },
         { actor: caller },
       );

@@ -50,8 +50,11 @@ export interface ObjectStore {
   /** Joins the parts into the object; atomic: afterwards the object is whole or absent. */
   completeMultipartUpload(key: string, uploadId: string, parts: { PartNumber: number; ETag: string }[]): Promise<void>;
   abortMultipartUpload(key: string, uploadId: string): Promise<void>;
-  /** Writes a whole object from a local file (server-side uploads, renditions). */
-  putFile(key: string, filePath: string, contentType: string): Promise<void>;
+  /**
+   * Writes a whole object from a local file (server-side uploads, renditions). `unchanging`: the caller never writes
+   * to the file again (it only removes it), so the local store may hard-link it rather than copy its bytes.
+   */
+  putFile(key: string, filePath: string, contentType: string, options?: { unchanging?: boolean }): Promise<void>;
   /** A new object at `target` with the bytes of `source` (restoring a version gives it a key of its own). */
   copy(source: string, target: string): Promise<void>;
   head(key: string): Promise<ObjectInfo | undefined>;
