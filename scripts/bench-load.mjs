@@ -29,6 +29,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
   options: {
     duration: { type: 'string', default: process.env.DAM_BENCH_DURATION ?? '20' },
+    warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '64' },
     db: { type: 'string', default: 'postgres' },
     processes: { type: 'string', default: '1,2' },
@@ -39,6 +40,7 @@ const { values: opts } = parseArgs({
   },
 });
 const DURATION = Number(opts.duration);
+const WARMUP = Number(opts.warmup);
 const CONNECTIONS = Number(opts.connections);
 const PROCESS_COUNTS = opts.processes.split(',').map(Number);
 const ASSETS = Number(opts.assets);
@@ -119,14 +121,14 @@ async function call(base, method, url, token, body) {
 }
 
 /** wrk (C, one thread per core would steal the servers' CPU: one thread) with a Lua script for method, headers and body. */
-function loadWithWrk(url, { method, headers, body }, connections) {
+function loadWithWrk(url, { method, headers, body }, connections, duration = DURATION) {
   const script = path.join(dataDir, `wrk-${Math.random().toString(36).slice(2)}.lua`);
   const lines = [`wrk.method = ${JSON.stringify(method)}`];
   for (const [k, v] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
   if (body) lines.push(`wrk.body = ${JSON.stringify(body)}`);
   writeFileSync(script, `${lines.join('\n')}\n`);
   return new Promise((resolve, reject) => {
-    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${DURATION}s`, '--latency', '-s', script, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url], { stdio: ['ignore', 'pipe', 'pipe'] });
     const out = tail(child.stdout);
     const err = tail(child.stderr);
     child.on('error', reject);
@@ -143,8 +145,8 @@ function loadWithWrk(url, { method, headers, body }, connections) {
   });
 }
 
-async function loadWithAutocannon(url, { method, headers, body }, connections) {
-  const result = await autocannon({ url, method, headers, body, connections, duration: DURATION });
+async function loadWithAutocannon(url, { method, headers, body }, connections, duration = DURATION) {
+  const result = await autocannon({ url, method, headers, body, connections, duration });
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx, requests: result.requests.total };
 }
 
@@ -167,6 +169,9 @@ function cpuMs(pid) {
 async function load(targets, urlPath, request) {
   const per = Math.max(1, Math.floor(CONNECTIONS / targets.length));
   const run = opts.tool === 'wrk' ? loadWithWrk : loadWithAutocannon;
+  // Warm-up, not counted: V8 compiles the hot paths on threads of its own in a process's first seconds under
+  // load, and their CPU would be billed to whichever shape runs first (/healthz measured 17 to 33 us without it).
+  if (WARMUP > 0) await Promise.all(targets.map((t) => run(`${t.base}${urlPath}`, request, per, WARMUP)));
   const cpuBefore = targets.map((t) => cpuMs(t.child.pid));
   const results = await Promise.all(targets.map((t) => run(`${t.base}${urlPath}`, request, per)));
   const cpu = targets.reduce((sum, t, i) => sum + cpuMs(t.child.pid) - cpuBefore[i], 0);

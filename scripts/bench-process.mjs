@@ -77,7 +77,9 @@ export async function startServer({ entry, cwd, dataDir, port, env: extra = {} }
     LOG_LEVEL: 'warn',
     ...extra,
   });
-  const child = spawn(process.execPath, [entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // DAM_BENCH_NODE_ARGS: extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load.
+  const nodeArgs = (process.env.DAM_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const out = tail(child.stdout);
   const err = tail(child.stderr);

@@ -9,10 +9,11 @@ import { installAuthHook } from './http/auth-hook.js';
 import { installIdempotency } from './http/idempotency.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { refuseUndeclaredBodies, validatorCompiler } from './http/validation.js';
-import { loggerOptions } from './http/logging.js';
+import { AccessLog, loggerOptions } from './http/logging.js';
 import { corsDelegator } from './http/cors.js';
 import { installUserRateLimit, signInLimits } from './http/rate-limits.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { fastHealthServer } from './http/health-fast-path.js';
+import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
 import { storageRoutes } from './routes/storage.js';
 import { storagePartRoutes } from './routes/storage-parts.js';
 import { serverUploadRoutes } from './routes/server-upload.js';
@@ -92,8 +93,11 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   };
   const services = buildServices(ctx);
 
+  const headers = securityHeaders(config);
   const app = Fastify({
+    serverFactory: fastHealthServer(headers.api),
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logStream),
+    logController: new AccessLog(),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Long enough for every declared path parameter, so an overlong one is a 400 naming it rather than a bare 414.
@@ -102,7 +106,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.setValidatorCompiler(validatorCompiler);
   refuseUndeclaredBodies(app);
   // GET /metrics (issue #18): every answer is recorded, 404s and refusals included.
-  const metrics = new AppMetrics({ database, jobStats: () => services.jobs.stats(), now: () => ctx.now() });
+  const metrics = new AppMetrics({ database, jobStats: () => services.jobs.stats(), now: () => ctx.now(), answerCache: () => services.answers.stats() });
   installRequestMetrics(app, metrics);
 
   if (!options.database) app.addHook('onClose', () => database.close());
@@ -128,7 +132,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const partCors = corsDelegator(services.storage.store.kind === 'local' ? () => services.storage.store.getCorsRules() : undefined);
   services.storage.onCorsChange = partCors.invalidate;
   await app.register(cors, { delegator: partCors.delegator });
-  registerSecurityHeaders(app, config);
+  registerSecurityHeaders(app, headers);
   // Counted in PostgreSQL or Redis, so that every process shares each limit (issue #18).
   const rateLimitStore = await rateLimitBackend(config, database, app.log);
   app.addHook('onClose', () => rateLimitStore.close());
@@ -141,7 +145,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // Keys are per user; claimed in a route-level preHandler, after every instance-level hook.
   installIdempotency(app, services.idempotency);
   // Before every other route: it reserves their path prefixes from its SPA fallback.
-  await registerWebClient(app, { webDir: options.webDir });
+  await registerWebClient(app, { webDir: options.webDir, pageHeaders: headers.page });
   await registerOpenApi(app, config);
 
   await app.register(healthRoutes, { ctx });
@@ -150,7 +154,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(socialAuthRoutes, { social: services.social, limits });
   await app.register(workspaceRoutes, { services });
   await app.register(catalogRoutes, { services });
-  await app.register(searchRoutes, { search: services.search });
+  await app.register(searchRoutes, { search: services.search, answers: services.answers });
   await app.register(storageRoutes, { storage: services.storage });
   await app.register(storagePartRoutes, { storage: services.storage });
   await app.register(serverUploadRoutes, { uploads: services.serverUpload, config });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '../src/config.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { startHttpTestApp, startTestApp, type TestApp } from './helpers/app.js';
 import { dialects } from './helpers/databases.js';
 import { registerUser, type Account } from './helpers/factories.js';
 
@@ -17,6 +17,33 @@ interface OpenApiDoc {
 }
 
 const ORIGIN = 'https://elsewhere.example';
+
+describe('GET /healthz over HTTP (answered before routing)', () => {
+  it('answers what the routed endpoint answers, with the API headers, and leaves every other request to the API', async () => {
+    const t = await startHttpTestApp({ config: { role: 'api' } });
+    try {
+      const fast = await fetch(`${t.baseUrl}/healthz`, { headers: { origin: ORIGIN } });
+      const routed = await t.request({ method: 'GET', url: '/healthz', headers: { origin: ORIGIN } });
+      expect(fast.status).toBe(200);
+      expect(await fast.json()).toEqual(routed.json());
+      for (const name of ['content-type', 'content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'access-control-allow-origin']) {
+        expect(fast.headers.get(name), name).toBe(String(routed.headers[name]));
+      }
+      // The server's keep-alive timeout is Fastify's, as on a server Fastify makes itself.
+      expect(fast.headers.get('keep-alive')).toBe(`timeout=${t.app.initialConfig.keepAliveTimeout! / 1000}`);
+      // Other forms and paths go through the API: HEAD, a query string, a longer path.
+      expect((await fetch(`${t.baseUrl}/healthz`, { method: 'HEAD' })).status).toBe(200);
+      expect(await (await fetch(`${t.baseUrl}/healthz?verbose=1`)).json()).toEqual({ status: 'ok' });
+      expect((await fetch(`${t.baseUrl}/healthz/x`)).status).toBe(404);
+      expect((await fetch(`${t.baseUrl}/auth/me`)).status).toBe(401);
+      // The API's hooks saw only the routed GETs (the inject above and the query string), not the two plain ones.
+      const metrics = (await t.request({ method: 'GET', url: '/metrics' })).body;
+      expect(/dam_http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} (\d+)/.exec(metrics)?.[1]).toBe('2');
+    } finally {
+      await t.close();
+    }
+  });
+});
 
 describe('HTTP surface', () => {
   let t: TestApp;

@@ -35,6 +35,15 @@ function expectSecurityHeaders(res: LightMyRequestResponse): void {
   expect(res.headers['content-security-policy']).toBeDefined();
 }
 
+/** The API's policy: its answers (JSON, files, redirects) load nothing (src/http/security-headers.ts). */
+function expectApiCsp(res: LightMyRequestResponse): void {
+  expect(res.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+  // The headers only a rendered document reads are left to the client's pages.
+  for (const name of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-xss-protection']) {
+    expect(res.headers[name], name).toBeUndefined();
+  }
+}
+
 /** The web client's policy (src/http/security-headers.ts). */
 function expectClientCsp(res: LightMyRequestResponse): void {
   const policy = csp(res);
@@ -62,7 +71,7 @@ describe('security headers', () => {
     const res = await t.request({ method: 'GET', url: '/auth/me', token: owner.token, headers: { origin: ORIGIN } });
     expect(res.statusCode).toBe(200);
     expectSecurityHeaders(res);
-    expectClientCsp(res);
+    expectApiCsp(res);
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(String(res.headers['access-control-expose-headers']).toLowerCase()).toContain('etag');
   });
@@ -87,7 +96,7 @@ describe('security headers', () => {
     expect(res.statusCode).toBe(status);
     expect(res.headers['content-type']).toMatch(/application\/json/);
     expectSecurityHeaders(res);
-    expectClientCsp(res);
+    expectApiCsp(res);
     expect(res.headers['access-control-allow-origin']).toBe('*');
   });
 
@@ -137,6 +146,7 @@ describe('security headers of the web client', () => {
         expect(res.statusCode, url).toBe(200);
         expectSecurityHeaders(res);
         expectClientCsp(res);
+        expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
         // Signed media URLs and the local store's part URLs are built on the public URL.
         const policy = csp(res);
         expect(policy.get('img-src')).toContain('http://dam.example:8080');
@@ -156,10 +166,11 @@ describe('HTTPS public URL', () => {
   });
   afterAll(() => t.close());
 
-  it.each(['/healthz', '/auth/me', '/docs/json'])('adds HSTS and upgrade-insecure-requests: %s', async (url) => {
+  it.each(['/healthz', '/auth/me', '/docs/json', '/docs/'])('adds HSTS, and upgrade-insecure-requests to pages: %s', async (url) => {
     const res = await t.request({ method: 'GET', url });
     expect(res.headers['strict-transport-security']).toBe('max-age=31536000');
-    expect(csp(res).has('upgrade-insecure-requests')).toBe(true);
+    // Only pages load anything (the API docs' policy covers all of /docs); the API's answers forbid all loads.
+    expect(csp(res).has('upgrade-insecure-requests')).toBe(url.startsWith('/docs'));
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 });
@@ -197,7 +208,8 @@ describe('connect-src on S3', () => {
     const database = await openTestDatabase('sqlite');
     const app = await buildApp(testConfig({ storage, jobs: { ...testConfig().jobs, concurrency: 0 } }), { database, logger: false });
     try {
-      const res = await app.inject({ method: 'GET', url: '/healthz' });
+      const res = await app.inject({ method: 'GET', url: '/docs/' });
+      expect(res.statusCode).toBe(200);
       const connect = String(res.headers['content-security-policy']).split(';').find((d) => d.trim().startsWith('connect-src'));
       expect(connect).toContain(' https://minio.example.com');
       expect(connect).toContain(' https://dam-bucket.minio.example.com');

@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { DatabaseHandle } from '../db/database.js';
 import type { JobOutcome } from '../jobs/queue.js';
 import type { JobQueueStat } from '../repositories/jobs.js';
+import type { AnswerCacheStats } from '../services/answer-cache.js';
 
 /**
  * Process metrics (CPU, memory, event loop, GC) describe the process, not an app: one registry
@@ -83,13 +84,32 @@ export class AppMetrics {
     labelNames: ['state'] as const,
     registers: [this.registry],
   });
+  private readonly cacheRequests = new Counter({
+    name: 'dam_answer_cache_requests_total',
+    help: 'Reads answered from the answer cache (hit) or computed (miss: first time, data changed, too old, or a database without a change counter)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly cacheSize = new Gauge({
+    name: 'dam_answer_cache_size',
+    help: 'Answers kept by the answer cache of this process: their count (unit="answers") and the characters of JSON they hold (unit="bytes")',
+    labelNames: ['unit'] as const,
+    registers: [this.registry],
+  });
   /** Histogram children by "method route status": prom-client hashes the label object on every observe otherwise. */
   private readonly children = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
+  /** The byte counters' children by route, for the same reason. */
+  private readonly byteChildren = new Map<string, { received: Counter.Internal; sent: Counter.Internal }>();
   /** What each keep-alive connection had read and written at its previous answer, so each answer counts its own bytes. */
   private readonly socketMarks = new WeakMap<Socket, { read: number; written: number }>();
 
   constructor(
-    private readonly sources: { database: DatabaseHandle; jobStats: () => Promise<JobQueueStat[]>; now: () => number },
+    private readonly sources: {
+      database: DatabaseHandle;
+      jobStats: () => Promise<JobQueueStat[]>;
+      now: () => number;
+      answerCache?: () => AnswerCacheStats;
+    },
   ) {}
 
   observeRequest(method: string, route: string | undefined, status: number, seconds: number, socket: Socket | undefined): void {
@@ -103,12 +123,22 @@ export class AppMetrics {
     child.observe(seconds);
     // inject() (tests) has no real socket: its counters are undefined.
     if (!socket || typeof socket.bytesRead !== 'number') return;
-    const mark = this.socketMarks.get(socket) ?? { read: 0, written: 0 };
+    let mark = this.socketMarks.get(socket);
+    if (!mark) {
+      mark = { read: 0, written: 0 };
+      this.socketMarks.set(socket, mark);
+    }
     const read = socket.bytesRead;
     const written = socket.bytesWritten;
-    if (read > mark.read) this.received.labels(label).inc(read - mark.read);
-    if (written > mark.written) this.sent.labels(label).inc(written - mark.written);
-    this.socketMarks.set(socket, { read, written });
+    let bytes = this.byteChildren.get(label);
+    if (!bytes) {
+      bytes = { received: this.received.labels(label), sent: this.sent.labels(label) };
+      this.byteChildren.set(label, bytes);
+    }
+    if (read > mark.read) bytes.received.inc(read - mark.read);
+    if (written > mark.written) bytes.sent.inc(written - mark.written);
+    mark.read = read;
+    mark.written = written;
   }
 
   observeJob(kind: string, outcome: JobOutcome, seconds: number): void {
@@ -126,6 +156,15 @@ export class AppMetrics {
     for (const s of stats) {
       this.queued.labels(s.kind, s.status).set(s.count);
       this.oldest.labels(s.kind, s.status).set(Math.max(0, now - s.oldest));
+    }
+    const cache = this.sources.answerCache?.();
+    if (cache) {
+      // Counted by the cache itself; the counter is set to its totals at each scrape.
+      this.cacheRequests.reset();
+      this.cacheRequests.labels('hit').inc(cache.hits);
+      this.cacheRequests.labels('miss').inc(cache.misses);
+      this.cacheSize.labels('answers').set(cache.entries);
+      this.cacheSize.labels('bytes').set(cache.bytes);
     }
     const pool = this.sources.database.support.poolStats?.();
     if (pool) {

@@ -97,23 +97,52 @@ export function helmetHeaders(options: Readonly<HelmetOptions>): Readonly<Record
  * - Cross-Origin-Resource-Policy: cross-origin: the API is open to any origin (seed 1 CORS)
  *   and signed media URLs are meant for <img>/<video> on other sites; same-origin would block those.
  * - Cross-Origin-Embedder-Policy: off (it would stop the client embedding anything without CORP).
- * - Cross-Origin-Opener-Policy: same-origin: Google sign-in is a full-page redirect, no popup.
  * - Strict-Transport-Security: only when DAM_PUBLIC_URL is https (a year; no includeSubDomains
  *   or preload: the parent domain's policy is the operator's to choose).
+ *
+ * Two sets (issue #18: the full set was ~800 bytes on every answer, a tenth of the CPU of a small one):
+ * - API answers (JSON, files, redirects) load nothing, so their CSP forbids everything
+ *   (`default-src 'none'; frame-ancestors 'none'`, stricter than the client's), and they go without the
+ *   headers that only a rendered document reads (Cross-Origin-Opener-Policy, Origin-Agent-Cluster,
+ *   X-DNS-Prefetch-Control, X-Download-Options, X-XSS-Protection), as OWASP's REST security sheet advises.
+ * - The web client's pages and files (`page`, applied by routes/web-client.ts) get the whole set:
+ *   its CSP (webClientCsp) and Cross-Origin-Opener-Policy: same-origin (Google sign-in is a full-page
+ *   redirect, no popup).
  */
-export function registerSecurityHeaders(app: FastifyInstance, config: AppConfig): void {
-  const https = config.publicUrl.startsWith('https://');
-  const headers = helmetHeaders({
-    contentSecurityPolicy: { useDefaults: false, directives: webClientCsp(config) },
+export interface SecurityHeaders {
+  readonly api: Readonly<Record<string, string>>;
+  readonly page: Readonly<Record<string, string>>;
+}
+
+export function securityHeaders(config: AppConfig): SecurityHeaders {
+  const common = {
     crossOriginResourcePolicy: { policy: 'cross-origin' },
     crossOriginEmbedderPolicy: false,
-    crossOriginOpenerPolicy: { policy: 'same-origin' },
     referrerPolicy: { policy: 'no-referrer' },
-    strictTransportSecurity: https ? { maxAge: 365 * 24 * 3600, includeSubDomains: false } : false,
+    strictTransportSecurity: config.publicUrl.startsWith('https://') ? { maxAge: 365 * 24 * 3600, includeSubDomains: false } : false,
     xFrameOptions: { action: 'deny' },
+  } as const;
+  const api = helmetHeaders({
+    ...common,
+    contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } },
+    crossOriginOpenerPolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xXssProtection: false,
   });
+  const page = helmetHeaders({
+    ...common,
+    contentSecurityPolicy: { useDefaults: false, directives: webClientCsp(config) },
+    crossOriginOpenerPolicy: { policy: 'same-origin' },
+  });
+  return { api, page };
+}
+
+/** The API's headers on every answer; the web client's routes add `page` over them. */
+export function registerSecurityHeaders(app: FastifyInstance, headers: SecurityHeaders): void {
   app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
+    reply.headers(headers.api);
     done();
   });
 }

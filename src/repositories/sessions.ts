@@ -9,11 +9,15 @@ export async function insertSession(db: DB, s: { id: string; userId: number; now
     .execute();
 }
 
+/** A user row with the expiry of the session it was read through. */
+export type SessionUserRow = UserRow & { session_expires_at: number };
+
 const activeSessionUser = prepared((db: DB, id: string, userId: number, now: number) =>
   db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .selectAll('u')
+    .select('s.expires_at as session_expires_at')
     .where('s.id', '=', id)
     .where('s.user_id', '=', userId)
     .where('s.revoked_at', 'is', null)
@@ -25,7 +29,7 @@ const activeSessionUser = prepared((db: DB, id: string, userId: number, now: num
  * request, compiled once: src/db/prepared.ts). Asked on every request, never cached: a logout in any process
  * is seen by the next request to every process.
  */
-export async function findActiveSessionUser(db: DB, id: string, userId: number, now: number): Promise<UserRow | undefined> {
+export async function findActiveSessionUser(db: DB, id: string, userId: number, now: number): Promise<SessionUserRow | undefined> {
   return (await activeSessionUser(db, id, userId, now))[0];
 }
 

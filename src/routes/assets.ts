@@ -1,12 +1,19 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import { queryKey, sendCachedAnswer } from '../http/cached-answer.js';
 import { Envelope, IdParams, ok } from '../http/schemas.js';
+import type { AnswerCache } from '../services/answer-cache.js';
+import type { FreshReads } from '../services/fresh-reads.js';
 import type { CatalogService } from '../services/catalog-service.js';
 import { AssetDetailSchema, AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf, PermanentQuery } from './catalog-schemas.js';
 
 const NOT_VISIBLE =
   'An asset that does not exist and an asset of a workspace the caller is not a member of both answer 404 with the same body.';
 
-export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService }> = (app, { catalog }, done) => {
+export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService; answers: AnswerCache; reads: FreshReads }> = (
+  app,
+  { catalog, answers, reads },
+  done,
+) => {
   const assets = catalog.assets;
   const tags = ['assets'];
 
@@ -27,7 +34,11 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
         response: { 200: Envelope(PageOf(AssetSchema)), ...catalogErrors },
       },
     },
-    async (req) => ok(await assets.list(req.caller, req.query)),
+    async (req, reply) => {
+      // The page does not depend on who asks, once they may: the role is checked on every request.
+      await reads.requireMember(req.query.workspaceId, req.caller.id);
+      return sendCachedAnswer(reply, answers, `GET /dam/assets ${queryKey(req.query)}`, async () => ok(await assets.list(req.caller, req.query)));
+    },
   );
 
   app.get(

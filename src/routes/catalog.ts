@@ -8,7 +8,7 @@ import { trashRoutes } from './trash.js';
 
 /** The catalog under /dam: assets, folders and collections, one routes file each; their trash and bulk operations. */
 export const catalogRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  await app.register(assetRoutes, { catalog: services.catalog });
+  await app.register(assetRoutes, { catalog: services.catalog, answers: services.answers, reads: services.reads });
   await app.register(folderRoutes, { catalog: services.catalog });
   await app.register(collectionRoutes, { catalog: services.catalog });
   await app.register(trashRoutes, { trash: services.trash });

@@ -7,13 +7,15 @@ const Status = Type.Object({ status: Type.String() });
 export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
     '/healthz',
-    { config: { public: true }, schema: { tags: ['health'], summary: 'The process is up', response: { 200: Status } } },
+    // Probes every few seconds: no access line (a failing readiness check is still logged, as a warning).
+    { logLevel: 'warn', config: { public: true }, schema: { tags: ['health'], summary: 'The process is up', response: { 200: Status } } },
     () => ({ status: 'ok' }),
   );
 
   app.get(
     '/readyz',
     {
+      logLevel: 'warn',
       config: { public: true },
       schema: { tags: ['health'], summary: 'The database is reachable', response: { 200: Status, 503: Status } },
     },

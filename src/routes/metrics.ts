@@ -42,6 +42,8 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ metrics: AppMetrics; tok
   app.get(
     '/metrics',
     {
+      // A scrape every few seconds is not worth an access line; refusals and failures are still logged.
+      logLevel: 'warn',
       config: { public: true },
       schema: { hide: true, response: { 200: Type.String({ maxLength: 16 * 1024 * 1024, description: 'Prometheus text exposition format' }) } },
     },

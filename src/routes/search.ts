@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { sendCachedAnswer } from '../http/cached-answer.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { CollectionName } from '../search/collections.js';
 import { HelperBody, SearchBody, SearchResponse, SearchResult, SuggestionsQuery } from '../search/schemas.js';
+import type { AnswerCache } from '../services/answer-cache.js';
 import type { SearchService } from '../services/search-service.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
@@ -21,7 +23,7 @@ const HELPERS: { path: string; collection: CollectionName; what: string }[] = [
 ];
 
 /** seed 4.1, 4.2: search and its helper endpoints. */
-export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> = async (app, { search }) => {
+export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; answers: AnswerCache }> = async (app, { search, answers }) => {
   app.post(
     '/search-engine/search',
     {
@@ -37,7 +39,11 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
         response: { 200: SearchResponse, ...errors },
       },
     },
-    async (req) => search.search(req.caller, req.body),
+    async (req, reply) => {
+      // The answer depends on the request and the caller's workspaces (read on every request), not on who asks.
+      const scope = await search.scope(req.caller, req.body.workspace_id_filter);
+      return sendCachedAnswer(reply, answers, `search ${scope.join(',')} ${JSON.stringify(req.body)}`, () => search.search(req.caller, req.body));
+    },
   );
 
   for (const { path, collection, what } of HELPERS) {
@@ -52,7 +58,11 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
           response: { 200: Envelope(SearchResult), ...errors },
         },
       },
-      async (req) => ok(await search.searchOne(req.caller, collection, req.body)),
+      async (req, reply) => {
+        const scope = await search.scope(req.caller, req.body.workspace_id_filter);
+        const key = `${path} ${scope.join(',')} ${JSON.stringify(req.body)}`;
+        return sendCachedAnswer(reply, answers, key, async () => ok(await search.searchOne(req.caller, collection, req.body)));
+      },
     );
   }
 

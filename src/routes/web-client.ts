@@ -42,7 +42,10 @@ function safeDecode(pathname: string): string | undefined {
  * JSON 404. Must be called before the API routes are registered, so that the
  * onRoute hook sees them all.
  */
-export async function registerWebClient(app: FastifyInstance, options: { webDir?: string } = {}): Promise<void> {
+export async function registerWebClient(
+  app: FastifyInstance,
+  options: { webDir?: string; pageHeaders?: Readonly<Record<string, string>> } = {},
+): Promise<void> {
   const root = options.webDir ?? DEFAULT_WEB_DIR;
   const reserved = new Set<string>();
   app.addHook('onRoute', (route) => {
@@ -57,6 +60,8 @@ export async function registerWebClient(app: FastifyInstance, options: { webDir?
     const serve = async (request: FastifyRequest, reply: FastifyReply) => {
       const pathname = request.url.split('?', 1)[0] ?? '/';
       if (reserved.has(firstSegment(pathname))) return reply.callNotFound();
+      // The client's own Content-Security-Policy and the headers of rendered documents (http/security-headers.ts).
+      if (options.pageHeaders) reply.headers(options.pageHeaders);
       const last = pathname.slice(pathname.lastIndexOf('/') + 1);
       if (last.includes('.')) {
         const file = safeDecode(pathname)?.replace(/^\/+/, '');

@@ -4,8 +4,9 @@ import type { UserRow } from '../db/schema.js';
 import { appError } from '../errors.js';
 import { checkPhoneNumber, REASON_TEXT } from '../domain/phone-numbers.js';
 import { countUsers, findUserByEmail, findUserById, insertUser, updateUserProfile } from '../repositories/users.js';
-import { findActiveSessionUser, insertSession, revokeSession } from '../repositories/sessions.js';
+import { insertSession, revokeSession } from '../repositories/sessions.js';
 import { insertMember, insertWorkspace, listWorkspacesOfUser, type WorkspaceWithRole } from '../repositories/workspaces.js';
+import type { FreshReads } from './fresh-reads.js';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
@@ -67,7 +68,10 @@ export class AuthService {
   /** The user row authenticate() read with the session, for GET /auth/me of the same request (one query fewer). */
   private readonly sessionUsers = new WeakMap<Caller, UserRow>();
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly reads: FreshReads,
+  ) {
     this.verified = new VerifiedTokens(ctx.tokens);
   }
 
@@ -123,7 +127,7 @@ export class AuthService {
   async authenticate(token: string): Promise<Caller> {
     const claims = await this.verified.verify(token);
     if (!claims) throw appError('INVALID_TOKEN');
-    const user = await findActiveSessionUser(this.ctx.db, claims.sessionId, claims.userId, this.ctx.now());
+    const user = await this.reads.sessionUser(claims.sessionId, claims.userId);
     if (!user) throw appError('INVALID_TOKEN');
     const caller: Caller = {
       id: user.id,
@@ -149,7 +153,7 @@ export class AuthService {
     const user = known ?? (await findUserById(this.ctx.db, caller.id));
     // The session was found a moment ago; a user deleted since is a signed-out one.
     if (!user) throw appError('INVALID_TOKEN');
-    return { user: account(user), workspaces: await listWorkspacesOfUser(this.ctx.db, caller.id) };
+    return { user: account(user), workspaces: await this.reads.workspacesOf(caller.id) };
   }
 
   /**

@@ -10,6 +10,8 @@ import { createObjectStore } from '../storage/index.js';
 import { JobQueue } from '../jobs/queue.js';
 import { lockCandidates } from '../jobs/dialects/index.js';
 import { MediaLinks } from '../media/links.js';
+import { AnswerCache } from './answer-cache.js';
+import { FreshReads } from './fresh-reads.js';
 import { VersionLifecycle } from './version-lifecycle.js';
 import { VersionService } from './version-service.js';
 import { RenditionService } from './rendition-service.js';
@@ -52,6 +54,9 @@ import { assertWritable } from './quota-service.js';
 /** Every service of the app, built once per app with explicit dependencies. */
 export interface Services {
   auth: AuthService;
+  /** Serialized answers of repeated reads, while the database is unchanged (issue #18; SQLite only). */
+  answers: AnswerCache;
+  reads: FreshReads;
   workspaces: WorkspaceService;
   catalog: CatalogService;
   storage: StorageService;
@@ -105,7 +110,9 @@ export function buildServices(ctx: AppContext): Services {
   // issue #17: a past_due workspace past its grace period is read-only for every write requireRole checks.
   installWriteGuard(ctx.db, (db, workspaceId) => assertWritable(ctx, db, workspaceId));
   const store = createObjectStore(ctx.config, ctx.db, () => ctx.now(), ctx.secrets);
-  const auth = new AuthService(ctx);
+  // Session, memberships and roles of repeated requests, while the database is unchanged (issue #18).
+  const reads = new FreshReads(ctx);
+  const auth = new AuthService(ctx, reads);
   const jobs = new JobQueue(ctx.db, lockCandidates[ctx.database.dialect], ctx.config.jobs, () => ctx.now());
   const lifecycle = new VersionLifecycle(ctx, jobs);
   const links = new MediaLinks(ctx.secrets, ctx.config.publicUrl, ctx.config.mediaUrlTtl, () => ctx.now());
@@ -120,11 +127,13 @@ export function buildServices(ctx: AppContext): Services {
   const driveConnections = new DriveConnections(ctx);
   return {
     auth,
+    reads,
+    answers: new AnswerCache(ctx.database.support.changeToken?.bind(ctx.database.support), () => ctx.now()),
     workspaces: new WorkspaceService(ctx),
     catalog,
     storage: new StorageService(ctx, store, lifecycle, writeback),
     serverUpload,
-    search: new SearchService(ctx, (ids) => versions.currentLinks(ids)),
+    search: new SearchService(ctx, (ids) => versions.currentLinks(ids), reads),
     social: new SocialAuthService(ctx, auth),
     jobs,
     versions,

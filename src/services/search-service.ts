@@ -1,7 +1,6 @@
 import type { AppContext } from '../context.js';
 import { parseSearchSortOrder, type SearchSortOrder } from '../domain/sort-orders.js';
 import { notFound } from '../errors.js';
-import { listWorkspacesOfUser } from '../repositories/workspaces.js';
 import { COLLECTION_NAMES, KIND, type CollectionName } from '../search/collections.js';
 import { textSearchDialects, type TextSearchDialect } from '../search/dialects/index.js';
 import { compileFilter, predicateSql, requiredWords } from '../search/filter/index.js';
@@ -10,8 +9,8 @@ import { facetDialects, parseFacetBy, toFacetCounts, type FacetDialect, type Fac
 import { searchDocuments, suggestions, type DocumentRow, type SearchPlan } from '../search/repository.js';
 import type { HelperBody, SearchBody, SearchDocument, SearchResponse, SearchResult } from '../search/schemas.js';
 import { queryWords } from '../search/text-query.js';
-import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
+import type { FreshReads } from './fresh-reads.js';
 
 /** seed 8: per_page defaults to 10, page to 1. */
 const DEFAULT_PER_PAGE = 10;
@@ -85,6 +84,7 @@ export class SearchService {
     private readonly ctx: AppContext,
     /** Signed thumbnail and file URLs of assets' current versions (issue #5: search documents carry them). */
     private readonly assetLinks: AssetLinks,
+    private readonly reads: FreshReads,
   ) {
     this.text = textSearchDialects[ctx.database.dialect];
     this.facetDialect = facetDialects[ctx.database.dialect];
@@ -174,13 +174,21 @@ export class SearchService {
     );
   }
 
+  /**
+   * The workspaces a search of the caller reads (all theirs, or the one of workspace_id_filter, which they must be a
+   * member of): what an answer depends on besides the request, checked on every request (routes/search.ts).
+   */
+  scope(caller: Caller, workspaceFilter: string | number | undefined): Promise<number[]> {
+    return this.workspaces(caller, workspaceFilter === undefined ? undefined : Number(workspaceFilter));
+  }
+
   private async workspaces(caller: Caller, workspaceId: number | undefined): Promise<number[]> {
     if (workspaceId !== undefined) {
       // Ids are 32-bit integers; a larger one is no workspace of the caller (and never reaches SQL).
       if (workspaceId > MAX_ID) throw notFound('Workspace');
-      await requireRole(this.ctx.db, workspaceId, caller.id, 'viewer');
+      await this.reads.requireMember(workspaceId, caller.id);
       return [workspaceId];
     }
-    return (await listWorkspacesOfUser(this.ctx.db, caller.id)).map((w) => w.id);
+    return (await this.reads.workspacesOf(caller.id)).map((w) => w.id);
   }
 }

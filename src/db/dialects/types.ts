@@ -14,6 +14,14 @@ export interface DialectSupport {
   /** Connections of the pool (PostgreSQL's pg.Pool) for GET /metrics; SQLite has one connection and no pool. */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
   /**
+   * A value that changes whenever the data may have changed, read without a query round trip, for the
+   * answer cache (services/answer-cache.ts). SQLite: `PRAGMA data_version` (commits of other connections:
+   * another process on the same file) and `total_changes()` (rows this connection changed, triggers
+   * included; a statement that changed nothing, such as the job worker's claim finding no job, does not
+   * count). PostgreSQL has no counter that every process sees at no cost: absent, nothing is cached.
+   */
+  changeToken?(): string;
+  /**
    * Schema of Kysely's migration tables. Kysely looks for them in every schema unless told,
    * so PostgreSQL names its own (other schemas in the database may hold their own copies).
    */

@@ -1,0 +1,21 @@
+import type { FastifyReply } from 'fastify';
+import type { AnswerCache } from '../services/answer-cache.js';
+
+/**
+ * Sends the 200 answer of `compute`, serialized by the route's own response schema (what Fastify would send
+ * for the object), from `cache` when the same key was answered and nothing changed since. The caller has
+ * checked who may read it before calling: the cache only knows keys.
+ */
+export async function sendCachedAnswer(reply: FastifyReply, cache: AnswerCache, key: string, compute: () => Promise<unknown>): Promise<FastifyReply> {
+  const body = await cache.get(key, async () => {
+    const answer = (await compute()) as Record<string, unknown>;
+    const serialize = reply.getSerializationFunction('200');
+    return serialize ? serialize(answer) : JSON.stringify(answer);
+  });
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
+/** A query object as a key: its members in name order, so `?a=1&b=2` and `?b=2&a=1` are one answer. */
+export function queryKey(query: object): string {
+  return JSON.stringify(Object.entries(query).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

@@ -1,0 +1,50 @@
+import type { AppContext } from '../context.js';
+import type { Role } from '../db/schema.js';
+import { notFound } from '../errors.js';
+import { findActiveSessionUser, type SessionUserRow } from '../repositories/sessions.js';
+import { findRole, listWorkspacesOfUser, type WorkspaceWithRole } from '../repositories/workspaces.js';
+import { AnswerCache } from './answer-cache.js';
+
+const LIMITS = { entries: 10_000, bytes: 10_000, maxAgeSeconds: 30 };
+
+/**
+ * The reads nearly every authenticated request makes (its session, the caller's workspaces, a role), remembered
+ * while the database is unchanged (issue #18: with the answer itself cached, these statements were most of what a
+ * repeated read cost). They use the database's change token as the answer cache does (services/answer-cache.ts):
+ * **revocation stays immediate.** A logout, a removed member, a changed role or a deleted user is a write, and any
+ * write (by this process, or by another process on the same SQLite file) changes the token, so the next request
+ * reads afresh. A session's expiry is a matter of time, not of a write: it is checked against the clock on every
+ * request. On PostgreSQL (no change token) every request reads. Values are shared between requests: read-only.
+ * Only reads outside transactions go through here; the checks inside a transaction read the transaction.
+ */
+export class FreshReads {
+  private readonly sessions: AnswerCache<SessionUserRow | undefined>;
+  private readonly workspaces: AnswerCache<WorkspaceWithRole[]>;
+  private readonly roles: AnswerCache<Role | undefined>;
+
+  constructor(private readonly ctx: AppContext) {
+    const token = ctx.database.support.changeToken?.bind(ctx.database.support);
+    const now = () => ctx.now();
+    this.sessions = new AnswerCache(token, now, LIMITS, () => 1);
+    this.workspaces = new AnswerCache(token, now, LIMITS, () => 1);
+    this.roles = new AnswerCache(token, now, LIMITS, () => 1);
+  }
+
+  /** The user of a session that exists, belongs to that user, is not revoked and has not expired (by the clock, now). */
+  async sessionUser(sessionId: string, userId: number): Promise<SessionUserRow | undefined> {
+    const row = await this.sessions.get(`${sessionId} ${userId}`, () => findActiveSessionUser(this.ctx.db, sessionId, userId, this.ctx.now()));
+    return row && row.session_expires_at > this.ctx.now() ? row : undefined;
+  }
+
+  /** The caller's workspaces with their role, by id. */
+  workspacesOf(userId: number): Promise<WorkspaceWithRole[]> {
+    return this.workspaces.get(String(userId), () => listWorkspacesOfUser(this.ctx.db, userId));
+  }
+
+  /** A read of a workspace: any member may (requireRole with 'viewer'); anyone else gets 404. */
+  async requireMember(workspaceId: number, userId: number): Promise<Role> {
+    const role = await this.roles.get(`${workspaceId} ${userId}`, () => findRole(this.ctx.db, workspaceId, userId));
+    if (!role) throw notFound('Workspace');
+    return role;
+  }
+}
