@@ -32,8 +32,8 @@ interface Entry<T> {
  * What an answer depends on beyond the database (the workspace, the query, the caller's workspaces) is in the
  * key the caller gives; who may see it is checked by the caller on every request, before asking here.
  * Answers are at most `maxAgeSeconds` old, so the signed links in them stay valid for nearly their whole TTL.
- * Least recently used answers go first when either bound is reached; an answer larger than an eighth of the
- * byte bound is not kept.
+ * Least recently used answers go first when either bound is reached; an answer (with its key, which may hold a
+ * request body) larger than an eighth of the byte bound is not kept.
  */
 export class AnswerCache<T = string> {
   private readonly entries = new Map<string, Entry<T>>();
@@ -45,7 +45,7 @@ export class AnswerCache<T = string> {
     private readonly changeToken: (() => string) | undefined,
     private readonly now: () => number,
     private readonly limits: AnswerCacheLimits = DEFAULT_ANSWER_CACHE_LIMITS,
-    /** What one value counts toward `limits.bytes`: a string its length, anything else 1 unless told. */
+    /** What one value counts toward `limits.bytes` besides its key's length: a string its length, anything else 1 unless told. */
     private readonly sizeOf: (value: T) => number = (value) => (typeof value === 'string' ? value.length : 1),
   ) {}
 
@@ -73,7 +73,8 @@ export class AnswerCache<T = string> {
     const value = await compute();
     const earlier = this.entries.get(key);
     if (earlier) this.drop(key, earlier);
-    const size = this.sizeOf(value);
+    // The key counts too: a search's key holds its body, which a client chooses (up to the body limit).
+    const size = this.sizeOf(value) + key.length;
     if (size <= this.limits.bytes / 8) this.keep(key, { token, at, value, size });
     return value;
   }

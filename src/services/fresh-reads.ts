@@ -5,7 +5,8 @@ import { findActiveSessionUser, type SessionUserRow } from '../repositories/sess
 import { findRole, listWorkspacesOfUser, type WorkspaceWithRole } from '../repositories/workspaces.js';
 import { AnswerCache } from './answer-cache.js';
 
-const LIMITS = { entries: 10_000, bytes: 10_000, maxAgeSeconds: 30 };
+/** 10,000 each; their keys are ids (well under 100 characters each), which `bytes` bounds with room to spare. */
+const LIMITS = { entries: 10_000, bytes: 4_000_000, maxAgeSeconds: 30 };
 
 /**
  * The reads nearly every authenticated request makes (its session, the caller's workspaces, a role), remembered
