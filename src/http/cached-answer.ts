@@ -3,15 +3,24 @@ import type { AnswerCache } from '../services/answer-cache.js';
 
 /**
  * Sends the 200 answer of `compute`, serialized by the route's own response schema (what Fastify would send
- * for the object), from `cache` when the same key was answered and nothing changed since. The caller has
- * checked who may read it before calling: the cache only knows keys.
+ * for the object), from `cache` when the same key was answered and nothing changed since.
+ * `keyOf` checks who may read (it throws otherwise) and names the answer: the cache only knows keys. Without a
+ * working cache (PostgreSQL) it is not called: `compute` checks access itself, and checking twice would cost a
+ * round trip per request.
  */
-export async function sendCachedAnswer(reply: FastifyReply, cache: AnswerCache, key: string, compute: () => Promise<unknown>): Promise<FastifyReply> {
-  const body = await cache.get(key, async () => {
+export async function sendCachedAnswer(
+  reply: FastifyReply,
+  cache: AnswerCache,
+  keyOf: () => Promise<string>,
+  compute: () => Promise<unknown>,
+): Promise<FastifyReply> {
+  const serialized = async () => {
     const answer = (await compute()) as Record<string, unknown>;
     const serialize = reply.getSerializationFunction('200');
     return serialize ? serialize(answer) : JSON.stringify(answer);
-  });
+  };
+  // An inactive cache computes every answer (and counts it as a miss) whatever the key.
+  const body = await cache.get(cache.active ? await keyOf() : '', serialized);
   return reply.type('application/json; charset=utf-8').send(body);
 }
 

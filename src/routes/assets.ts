@@ -35,9 +35,12 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
       },
     },
     async (req, reply) => {
-      // The page does not depend on who asks, once they may: the role is checked on every request.
-      await reads.requireMember(req.query.workspaceId, req.caller.id);
-      return sendCachedAnswer(reply, answers, `GET /dam/assets ${queryKey(req.query)}`, async () => ok(await assets.list(req.caller, req.query)));
+      // The page does not depend on who asks, once they may: membership is checked on every request.
+      const key = async () => {
+        await reads.requireMember(req.query.workspaceId, req.caller.id);
+        return `GET /dam/assets ${queryKey(req.query)}`;
+      };
+      return sendCachedAnswer(reply, answers, key, async () => ok(await assets.list(req.caller, req.query)));
     },
   );
 

@@ -5,6 +5,7 @@ import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { CollectionName } from '../search/collections.js';
 import { HelperBody, SearchBody, SearchResponse, SearchResult, SuggestionsQuery } from '../search/schemas.js';
 import type { AnswerCache } from '../services/answer-cache.js';
+import type { Caller } from '../services/auth-service.js';
 import type { SearchService } from '../services/search-service.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
@@ -24,6 +25,13 @@ const HELPERS: { path: string; collection: CollectionName; what: string }[] = [
 
 /** seed 4.1, 4.2: search and its helper endpoints. */
 export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; answers: AnswerCache }> = async (app, { search, answers }) => {
+  // An answer depends on the request and the caller's workspaces (read on every request, which checks a
+  // workspace_id_filter's membership), not on who asks.
+  const searchKey = (path: string, caller: Caller, body: { workspace_id_filter?: string | number }) => async () => {
+    const scope = await search.scope(caller, body.workspace_id_filter);
+    return `${path} ${scope.join(',')} ${JSON.stringify(body)}`;
+  };
+
   app.post(
     '/search-engine/search',
     {
@@ -39,11 +47,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; an
         response: { 200: SearchResponse, ...errors },
       },
     },
-    async (req, reply) => {
-      // The answer depends on the request and the caller's workspaces (read on every request), not on who asks.
-      const scope = await search.scope(req.caller, req.body.workspace_id_filter);
-      return sendCachedAnswer(reply, answers, `search ${scope.join(',')} ${JSON.stringify(req.body)}`, () => search.search(req.caller, req.body));
-    },
+    async (req, reply) => sendCachedAnswer(reply, answers, searchKey('/search-engine/search', req.caller, req.body), () => search.search(req.caller, req.body)),
   );
 
   for (const { path, collection, what } of HELPERS) {
@@ -58,11 +62,8 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; an
           response: { 200: Envelope(SearchResult), ...errors },
         },
       },
-      async (req, reply) => {
-        const scope = await search.scope(req.caller, req.body.workspace_id_filter);
-        const key = `${path} ${scope.join(',')} ${JSON.stringify(req.body)}`;
-        return sendCachedAnswer(reply, answers, key, async () => ok(await search.searchOne(req.caller, collection, req.body)));
-      },
+      async (req, reply) =>
+        sendCachedAnswer(reply, answers, searchKey(path, req.caller, req.body), async () => ok(await search.searchOne(req.caller, collection, req.body))),
     );
   }
 

@@ -49,6 +49,11 @@ export class AnswerCache<T = string> {
     private readonly sizeOf: (value: T) => number = (value) => (typeof value === 'string' ? value.length : 1),
   ) {}
 
+  /** Whether answers are kept at all (the database has a change token). */
+  get active(): boolean {
+    return this.changeToken !== undefined;
+  }
+
   stats(): AnswerCacheStats {
     return { hits: this.hits, misses: this.misses, entries: this.entries.size, bytes: this.bytes };
   }
