@@ -10,7 +10,7 @@ import { installIdempotency } from './http/idempotency.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { refuseUndeclaredBodies, validatorCompiler } from './http/validation.js';
 import { AccessLog, loggerOptions } from './http/logging.js';
-import { corsDelegator } from './http/cors.js';
+import { BucketCors, OPEN_CORS } from './http/cors.js';
 import { installUserRateLimit, signInLimits } from './http/rate-limits.js';
 import { fastHealthServer } from './http/health-fast-path.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
@@ -129,9 +129,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   // seed 1: any origin, any request header, ETag exposed, on preflights and real responses;
   // the local part-upload route applies the stored bucket rules instead (src/http/cors.ts).
-  const partCors = corsDelegator(services.storage.store.kind === 'local' ? () => services.storage.store.getCorsRules() : undefined);
-  services.storage.onCorsChange = partCors.invalidate;
-  await app.register(cors, { delegator: partCors.delegator });
+  await app.register(cors, OPEN_CORS);
+  const bucketCors = services.storage.store.kind === 'local' ? new BucketCors(() => services.storage.store.getCorsRules()) : undefined;
+  services.storage.onCorsChange = () => bucketCors?.invalidate();
   registerSecurityHeaders(app, headers);
   // Counted in PostgreSQL or Redis, so that every process shares each limit (issue #18).
   const rateLimitStore = await rateLimitBackend(config, database, app.log);
@@ -141,7 +141,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   installErrorHandler(app, config.env === 'development');
   installAuthHook(app, services.auth);
   // After the auth hook: counts per authenticated user.
-  installUserRateLimit(app, config);
+  installUserRateLimit(app, config, rateLimitStore.userStore);
   // Keys are per user; claimed in a route-level preHandler, after every instance-level hook.
   installIdempotency(app, services.idempotency);
   // Before every other route: it reserves their path prefixes from its SPA fallback.
@@ -156,7 +156,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(catalogRoutes, { services });
   await app.register(searchRoutes, { search: services.search, answers: services.answers });
   await app.register(storageRoutes, { storage: services.storage });
-  await app.register(storagePartRoutes, { storage: services.storage });
+  await app.register(storagePartRoutes, { storage: services.storage, bucketCors });
   await app.register(serverUploadRoutes, { uploads: services.serverUpload, config });
   await app.register(versionRoutes, { versions: services.versions, config });
   await app.register(mediaRoutes, { media: services.media });

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { putStoredCorsRules } from '../src/repositories/uploads.js';
 import type { TestApp } from './helpers/app.js';
 import { addMember, registerUser, type Account } from './helpers/factories.js';
 import {
@@ -301,5 +302,55 @@ describe('local part URLs', () => {
     expect((await getAsset(t, owner, done.ref.assetId)).statusCode).toBe(200);
     expect((await downloadRequest(t, owner, done.answer.key, done.ref.workspaceId)).statusCode).toBe(200);
     expect(await listed(fresh)).toHaveLength(1);
+  });
+});
+
+/** The local part route answers CORS by the stored bucket rules (as S3 does for presigned PUTs), not by the API's open policy. */
+describe('local part URLs under narrowed bucket rules', () => {
+  let t: StorageTestApp;
+  let owner: Account;
+  const allowed = 'https://app.example.com';
+  beforeAll(async () => {
+    t = await startStorageApp('local', undefined);
+    owner = await registerUser(t);
+    // An operator's own rules, written where updateBucketConfig keeps them, before any part request reads them.
+    await putStoredCorsRules(t.database.db, [
+      { AllowedMethods: ['PUT'], AllowedOrigins: ['https://*.example.com'], AllowedHeaders: ['content-type'], ExposeHeaders: ['ETag'], MaxAgeSeconds: 600 },
+    ]);
+  });
+  afterAll(() => t.close());
+
+  const preflight = (url: string, origin: string, method = 'PUT') =>
+    fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type,x-custom' } });
+
+  it('allow a matching origin with the rule\'s headers, refuse others, and open again after updateBucketConfig', async () => {
+    const url = await partUrl(t, owner, await startUpload(t, owner), 1);
+    const ok = await preflight(url, allowed);
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get('access-control-allow-origin')).toBe(allowed);
+    expect(ok.headers.get('access-control-allow-methods')).toBe('PUT');
+    expect(ok.headers.get('access-control-allow-headers')).toBe('content-type');
+    expect(ok.headers.get('access-control-max-age')).toBe('600');
+    expect(ok.headers.get('vary')).toContain('Origin');
+    const put = await putPart(url, Buffer.from('hello'), { origin: allowed });
+    expect(put.status).toBe(200);
+    expect(put.headers.get('access-control-allow-origin')).toBe(allowed);
+    expect(put.headers.get('access-control-expose-headers')).toBe('ETag');
+
+    // Another origin, or a method no rule allows: no CORS header, and the preflight is refused.
+    expect((await preflight(url, 'https://evil.example.org')).status).toBe(404);
+    expect((await preflight(url, allowed, 'DELETE')).status).toBe(404);
+    const other = await putPart(url, Buffer.from('hello'), { origin: 'https://evil.example.org' });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    // The API's own routes keep the open policy whatever the bucket says.
+    const api = await fetch(`${t.baseUrl}/healthz?x=1`, { headers: { origin: 'https://evil.example.org' } });
+    expect(api.headers.get('access-control-allow-origin')).toBe('*');
+
+    expect((await t.request({ method: 'POST', url: '/storage/updateBucketConfig', token: owner.token })).statusCode).toBe(200);
+    const open = await preflight(url, 'https://evil.example.org');
+    expect(open.status).toBe(204);
+    expect(open.headers.get('access-control-allow-origin')).toBe('*');
+    expect(open.headers.get('access-control-allow-headers')).toBe('content-type,x-custom');
   });
 });

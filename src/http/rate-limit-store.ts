@@ -7,17 +7,10 @@ import { hitCounter, readCounter } from '../repositories/rate-limit-counters.js'
 
 type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
 /** The stores of this file: all of them also read without counting (the plugin's `{ increment: false }`). */
-interface CountingStore extends FastifyRateLimitStore {
+export interface CountingStore extends FastifyRateLimitStore {
   read(key: string, callback: Callback): void;
-  child(options: object): CountingStore;
+  child(): CountingStore;
 }
-
-/**
- * Spread into `createRateLimit` options: that limit counts in this process's memory even when the
- * others are shared (the per-user limit, checked on every authenticated request, would otherwise
- * cost a database write per request; it bounds one client's pace, not a secret's guessing).
- */
-export const PER_PROCESS: object = Object.freeze({ perProcess: true });
 
 /** Fixed windows in memory, as the plugin's own local store; entries past their window are dropped as the map grows. */
 class MemoryStore implements CountingStore {
@@ -77,9 +70,9 @@ function databaseStore(db: DB): new () => CountingStore {
       );
     }
 
-    /** Every limiter shares the table (their keys carry their own prefixes: ip:, share-ip:, proxy-ip:, ...) but PER_PROCESS ones. */
-    child(options: object): CountingStore {
-      return 'perProcess' in options ? new MemoryStore() : new DatabaseRateLimitStore();
+    /** Every limiter shares the table (their keys carry their own prefixes: ip:, share-ip:, proxy-ip:, ...). */
+    child(): CountingStore {
+      return new DatabaseRateLimitStore();
     }
   }
   return DatabaseRateLimitStore;
@@ -179,8 +172,8 @@ const asError = (err: unknown): Error => (err instanceof Error ? err : new Error
  * Counts in Redis (one script call per counted request, so every process shares each window), or in
  * `fallback` while Redis fails. Not the plugin's own Redis store: that one either fails the request
  * (a 500) or, with `skipOnError`, stops limiting altogether while Redis is down, and names the keys of
- * `createRateLimit` limiters after an undefined route. Every limiter counts in Redis, PER_PROCESS ones
- * too (a round trip to Redis costs no database write).
+ * `createRateLimit` limiters after an undefined route. Every limiter counts in Redis, the per-user
+ * limit too (a round trip to Redis costs no database write).
  */
 class RedisRateLimitStore implements CountingStore {
   constructor(
@@ -213,8 +206,8 @@ class RedisRateLimitStore implements CountingStore {
     );
   }
 
-  child(options: object): CountingStore {
-    return new RedisRateLimitStore(this.link, this.fallback.child(options));
+  child(): CountingStore {
+    return new RedisRateLimitStore(this.link, this.fallback.child());
   }
 }
 
@@ -228,6 +221,12 @@ export interface RateLimitBackend {
   kind: 'memory' | 'database' | 'redis';
   /** Merged into the plugin's registration options. */
   options: { store?: FastifyRateLimitStoreCtor };
+  /**
+   * Where the per-user limit counts (http/rate-limits.ts, checked on every authenticated request): this
+   * process's memory, which costs no database write per request (it bounds one client's pace, not a
+   * secret's guessing), or Redis when DAM_REDIS_URL is set (memory while Redis fails).
+   */
+  userStore: CountingStore;
   /** The Redis connection (kind 'redis'). */
   redis?: Redis;
   close(): Promise<void>;
@@ -244,7 +243,9 @@ export async function rateLimitBackend(config: AppConfig, database: DatabaseHand
   const nothing = () => Promise.resolve();
   const withoutRedis = database.dialect === 'postgres' ? databaseStore(database.db) : MemoryStore;
   if (!config.redisUrl) {
-    return database.dialect === 'postgres' ? { kind: 'database', options: { store: withoutRedis }, close: nothing } : { kind: 'memory', options: {}, close: nothing };
+    return database.dialect === 'postgres'
+      ? { kind: 'database', options: { store: withoutRedis }, userStore: new MemoryStore(), close: nothing }
+      : { kind: 'memory', options: {}, userStore: new MemoryStore(), close: nothing };
   }
   const redis = new Redis(config.redisUrl, {
     lazyConnect: true,
@@ -269,6 +270,7 @@ export async function rateLimitBackend(config: AppConfig, database: DatabaseHand
   return {
     kind: 'redis',
     options: { store: SharedRedisStore },
+    userStore: new RedisRateLimitStore(link, new MemoryStore()),
     redis,
     close: () => {
       link.close();

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { appError } from '../errors.js';
 import { ErrorBody } from './schemas.js';
-import { PER_PROCESS } from './rate-limit-store.js';
+import type { CountingStore } from './rate-limit-store.js';
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 /** Counts the request; over the limit throws 429 RATE_LIMITED (after setting Retry-After). */
@@ -18,10 +18,15 @@ export function limitCheck(limiter: Limiter, what: string): LimitCheck {
     const result = await limiter(request);
     // `isAllowed` only reports the allow list (none here); `isExceeded` is the limit.
     if (result.isAllowed || !result.isExceeded) return;
-    reply.header('retry-after', String(result.ttlInSeconds));
-    const window = Math.round(result.timeWindow / 1000);
-    throw appError('RATE_LIMITED', `${what}: the limit is ${result.max} per ${window} s; retry in ${result.ttlInSeconds} s`);
+    throw overLimit(reply, what, result.max, result.timeWindow, result.ttl);
   };
+}
+
+/** The 429 of a counter over its limit, with Retry-After set on the reply. */
+function overLimit(reply: FastifyReply, what: string, max: number, windowMs: number, ttlMs: number): Error {
+  const retry = Math.ceil(ttlMs / 1000);
+  reply.header('retry-after', String(retry));
+  return appError('RATE_LIMITED', `${what}: the limit is ${max} per ${Math.round(windowMs / 1000)} s; retry in ${retry} s`);
 }
 
 /** OpenAPI text of the sign-in routes. */
@@ -60,11 +65,9 @@ export function signInLimits(app: FastifyInstance, config: AppConfig): SignInLim
  * (/storage/parts/...) are bounded by their signature instead, one URL per part, each minted
  * by get-upload-url, which this limit counts. Authenticated operations document the 429.
  */
-export function installUserRateLimit(app: FastifyInstance, config: AppConfig): void {
-  const perUser = limitCheck(
-    app.createRateLimit({ max: config.userRateLimit, timeWindow: config.userRateWindowMs, keyGenerator: (req) => `user:${req.caller.id}`, ...PER_PROCESS }),
-    'Too many requests for this user',
-  );
+export function installUserRateLimit(app: FastifyInstance, config: AppConfig, store: CountingStore): void {
+  const max = config.userRateLimit;
+  const window = config.userRateWindowMs;
 
   app.addHook('onRoute', (route) => {
     const schema = route.schema;
@@ -73,9 +76,19 @@ export function installUserRateLimit(app: FastifyInstance, config: AppConfig): v
     if (!('429' in response)) route.schema = { ...schema, response: { ...response, 429: ErrorBody } };
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Counted straight in the store, callback style: the plugin's limiter wrapper cost every authenticated
+  // request a few promises for a count the memory store answers at once (issue #18).
+  app.addHook('onRequest', (request, reply, done) => {
     // Public routes, and signed-URL requests of routes that also take a token, have no caller to count.
-    if (request.is404 || request.routeOptions.config.public || !request.caller) return;
-    await perUser(request, reply);
+    if (request.is404 || request.routeOptions.config.public || !request.caller) return done();
+    store.incr(
+      `user:${request.caller.id}`,
+      (error, result) => {
+        if (error || !result) return done(error ?? undefined);
+        done(result.current > max ? overLimit(reply, 'Too many requests for this user', max, window, result.ttl) : undefined);
+      },
+      window,
+      max,
+    );
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { BucketCors } from '../http/cors.js';
 import { ErrorBody } from '../http/schemas.js';
 import { MAX_PARTS, type StorageService } from '../services/storage-service.js';
 
@@ -7,15 +8,21 @@ import { MAX_PARTS, type StorageService } from '../services/storage-service.js';
  * The local store's presigned part URL: PUT /storage/parts/:uploadId/:partNumber?expires=&signature=.
  * Public (the signature is the credential, as with S3 query authentication).
  * The body is any content type and is streamed to disk, never parsed or buffered.
+ * `bucketCors` (the local store): CORS by the bucket rules, preflight included, rather than the API's open policy.
  */
-export const storagePartRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService }> = async (app, { storage }) => {
+export const storagePartRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService; bucketCors?: BucketCors }> = async (app, { storage, bucketCors }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+
+  if (bucketCors) {
+    app.options('/storage/parts/:uploadId/:partNumber', { config: { public: true, cors: false }, schema: { hide: true } }, bucketCors.preflight);
+  }
 
   app.put(
     '/storage/parts/:uploadId/:partNumber',
     {
-      config: { public: true },
+      config: bucketCors ? { public: true, cors: false } : { public: true },
+      ...(bucketCors ? { onRequest: bucketCors.actual } : {}),
       schema: {
         tags: ['storage'],
         summary: 'Upload one part to a presigned URL (local store)',
