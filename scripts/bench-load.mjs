@@ -6,7 +6,7 @@
 // on each port), beside a bare Fastify hello-world measured in the same run. Any error or non-2xx answer
 // makes the run fail (exit 1).
 //
-//   npm run bench:load -- [--duration 20] [--connections 64] [--db postgres|sqlite] [--processes 1,2]
+//   npm run bench:load -- [--duration 20] [--connections 64] [--db postgres|sqlite] [--processes 1cpu,1,2]
 //                         [--assets 20] [--tool wrk|autocannon] [--only auth-me,assets,search,healthz] [--skip-build]
 //
 // The PostgreSQL database (DAM_BENCH_DATABASE_URL, default postgres://dam_ci:dam_ci@127.0.0.1:5432/dam_bench)
@@ -32,7 +32,8 @@ const { values: opts } = parseArgs({
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '64' },
     db: { type: 'string', default: 'postgres' },
-    processes: { type: 'string', default: '1,2' },
+    // "1cpu": one process sharing one CPU with wrk (taskset), beside the hello-world measured the same way (see ONE_CPU).
+    processes: { type: 'string', default: '1cpu,1,2' },
     assets: { type: 'string', default: '20' },
     tool: { type: 'string', default: spawnSync('wrk', ['--version']).error ? 'autocannon' : 'wrk' },
     only: { type: 'string', default: 'healthz,auth-me,assets,search' },
@@ -42,7 +43,15 @@ const { values: opts } = parseArgs({
 const DURATION = Number(opts.duration);
 const WARMUP = Number(opts.warmup);
 const CONNECTIONS = Number(opts.connections);
-const PROCESS_COUNTS = opts.processes.split(',').map(Number);
+const MODES = opts.processes.split(',').map((m) => ({ label: m, pinned: m === '1cpu', count: m === '1cpu' ? 1 : Number(m) }));
+/**
+ * "1cpu" rows: the server and wrk pinned to CPU 0 (taskset). Unpinned, on a machine with few CPUs, every answer of a
+ * route slower than the client wakes wrk's sleeping thread on the other CPU (an inter-processor interrupt, a VM exit
+ * on a virtual machine), in the server's writev: perf shows it in sock_def_readable, about 15 us of system time per
+ * answer on a 2-vCPU VM, which the hello-world (whose client never sleeps) does not pay. On one CPU that wake-up is a
+ * local one, as waking a client across a network is not the server's cost at all; what is measured is the server's work.
+ */
+const ONE_CPU = '0';
 const ASSETS = Number(opts.assets);
 const ONLY = new Set(opts.only.split(','));
 const PG_URL = process.env.DAM_BENCH_DATABASE_URL ?? 'postgres://dam_ci:dam_ci@127.0.0.1:5432/dam_bench';
@@ -121,14 +130,15 @@ async function call(base, method, url, token, body) {
 }
 
 /** wrk (C, one thread per core would steal the servers' CPU: one thread) with a Lua script for method, headers and body. */
-function loadWithWrk(url, { method, headers, body }, connections, duration = DURATION) {
+function loadWithWrk(url, { method, headers, body }, connections, duration = DURATION, pinned = false) {
   const script = path.join(dataDir, `wrk-${Math.random().toString(36).slice(2)}.lua`);
   const lines = [`wrk.method = ${JSON.stringify(method)}`];
   for (const [k, v] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
   if (body) lines.push(`wrk.body = ${JSON.stringify(body)}`);
   writeFileSync(script, `${lines.join('\n')}\n`);
   return new Promise((resolve, reject) => {
-    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url];
+    const child = pinned ? spawn('taskset', ['-c', ONE_CPU, 'wrk', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }) : spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const out = tail(child.stdout);
     const err = tail(child.stderr);
     child.on('error', reject);
@@ -166,15 +176,19 @@ function cpuMs(pid) {
  * worst p99, and the servers' CPU per request (which, unlike req/s, does not depend on what else the
  * machine is running: the per-request cost itself).
  */
-async function load(targets, urlPath, request) {
+async function load(targets, urlPath, request, pinned = false) {
   const per = Math.max(1, Math.floor(CONNECTIONS / targets.length));
   const run = opts.tool === 'wrk' ? loadWithWrk : loadWithAutocannon;
+  // Every thread of the server (V8's compiler and GC threads too) on the CPU wrk is pinned to, for this load only.
+  const affinity = (cpus) => targets.forEach((t) => spawnSync('taskset', ['-a', '-pc', cpus, String(t.child.pid)], { stdio: 'ignore' }));
+  if (pinned) affinity(ONE_CPU);
   // Warm-up, not counted: V8 compiles the hot paths on threads of its own in a process's first seconds under
   // load, and their CPU would be billed to whichever shape runs first (/healthz measured 17 to 33 us without it).
-  if (WARMUP > 0) await Promise.all(targets.map((t) => run(`${t.base}${urlPath}`, request, per, WARMUP)));
+  if (WARMUP > 0) await Promise.all(targets.map((t) => run(`${t.base}${urlPath}`, request, per, WARMUP, pinned)));
   const cpuBefore = targets.map((t) => cpuMs(t.child.pid));
-  const results = await Promise.all(targets.map((t) => run(`${t.base}${urlPath}`, request, per)));
+  const results = await Promise.all(targets.map((t) => run(`${t.base}${urlPath}`, request, per, DURATION, pinned)));
   const cpu = targets.reduce((sum, t, i) => sum + cpuMs(t.child.pid) - cpuBefore[i], 0);
+  if (pinned) affinity(`0-${os.cpus().length - 1}`);
   const requests = results.reduce((s, r) => s + r.requests, 0);
   return {
     rps: results.reduce((s, r) => s + r.rps, 0),
@@ -200,7 +214,10 @@ async function main() {
     DAM_USER_RATE_LIMIT: '100000000',
     ...(opts.db === 'sqlite' ? {} : { DATABASE_URL: PG_URL }),
   };
-  const maxProcesses = Math.max(...PROCESS_COUNTS);
+  if (MODES.some((m) => m.pinned) && (opts.tool !== 'wrk' || spawnSync('taskset', ['-V']).error)) {
+    throw new Error('--processes 1cpu needs wrk and taskset (util-linux)');
+  }
+  const maxProcesses = Math.max(...MODES.map((m) => m.count));
   const servers = [];
   for (let i = 0; i < maxProcesses; i += 1) {
     servers.push(await startServer({ entry: ENTRY, cwd: path.dirname(path.dirname(ENTRY)), dataDir, port: await freePort(), env }, children));
@@ -234,17 +251,23 @@ async function main() {
     if (!res.ok) throw new Error(`${r.method} ${url} answered ${res.status}: ${await res.text()}`);
   }
 
-  const baseline = await load([hello], '/', { method: 'GET', headers: {} });
-  const rows = [['hello-world (bare Fastify)', '1', baseline]];
+  // The hello-world measured each way a row is: its ratios are against the hello-world of its own mode.
+  const baselines = {};
+  const rows = [];
+  for (const pinned of new Set(MODES.map((m) => m.pinned))) {
+    baselines[pinned] = await load([hello], '/', { method: 'GET', headers: {} }, pinned);
+    rows.push(['hello-world (bare Fastify)', pinned ? '1cpu' : '1', baselines[pinned], pinned]);
+  }
   for (const [, label, url, request] of shapes) {
-    for (const n of PROCESS_COUNTS) {
-      rows.push([label, String(n), await load(servers.slice(0, n), url, request)]);
+    for (const mode of MODES) {
+      rows.push([label, mode.label, await load(servers.slice(0, mode.count), url, request, mode.pinned), mode.pinned]);
     }
   }
 
   const pad = (s, n) => String(s).padEnd(n);
   console.log(`\n${pad('request', 40)}${pad('procs', 7)}${pad('req/s', 10)}${pad('p99 ms', 9)}${pad('x hello', 9)}${pad('CPU us/req', 12)}${pad('x hello', 9)}errors`);
-  for (const [label, n, r] of rows) {
+  for (const [label, n, r, pinned] of rows) {
+    const baseline = baselines[pinned];
     const cpuRatio = (baseline.cpuUs / r.cpuUs).toFixed(2);
     console.log(
       `${pad(label, 40)}${pad(n, 7)}${pad(Math.round(r.rps), 10)}${pad(r.p99.toFixed(1), 9)}${pad((r.rps / baseline.rps).toFixed(2), 9)}` +
@@ -252,6 +275,7 @@ async function main() {
     );
   }
   console.log('x hello: req/s against the hello-world\'s; CPU x hello: the hello-world\'s CPU per request against this one\'s (1.00: as cheap).');
+  if (MODES.some((m) => m.pinned)) console.log('procs 1cpu: the process and wrk pinned to one CPU, against the hello-world pinned the same way (no cross-CPU wake-up of wrk per answer).');
   const errors = rows.reduce((s, [, , r]) => s + r.errors, 0);
   await Promise.all([...children].map((c) => stopChild(c, children)));
   if (errors > 0) {

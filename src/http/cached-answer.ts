@@ -6,13 +6,14 @@ import type { AnswerCache } from '../services/answer-cache.js';
  * for the object), from `cache` when the same key was answered and nothing changed since.
  * `keyOf` checks who may read (it throws otherwise) and names the answer: the cache only knows keys. Without a
  * working cache (PostgreSQL) it is not called: `compute` checks access itself, and checking twice would cost a
- * round trip per request.
+ * round trip per request. `changes`: the request's change token (its caller's).
  */
 export async function sendCachedAnswer(
   reply: FastifyReply,
   cache: AnswerCache,
   keyOf: () => Promise<string>,
   compute: () => Promise<unknown>,
+  changes?: () => string,
 ): Promise<FastifyReply> {
   const serialized = async () => {
     const answer = (await compute()) as Record<string, unknown>;
@@ -20,7 +21,7 @@ export async function sendCachedAnswer(
     return serialize ? serialize(answer) : JSON.stringify(answer);
   };
   // An inactive cache computes every answer (and counts it as a miss) whatever the key.
-  const body = await cache.get(cache.active ? await keyOf() : '', serialized);
+  const body = await cache.get(cache.active ? await keyOf() : '', serialized, changes);
   return reply.type('application/json; charset=utf-8').send(body);
 }
 

@@ -37,10 +37,10 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
     async (req, reply) => {
       // The page does not depend on who asks, once they may: membership is checked on every request.
       const key = async () => {
-        await reads.requireMember(req.query.workspaceId, req.caller.id);
+        await reads.requireMember(req.query.workspaceId, req.caller);
         return `GET /dam/assets ${queryKey(req.query)}`;
       };
-      return sendCachedAnswer(reply, answers, key, async () => ok(await assets.list(req.caller, req.query)));
+      return sendCachedAnswer(reply, answers, key, async () => ok(await assets.list(req.caller, req.query)), req.caller.changes);
     },
   );
 

@@ -47,7 +47,8 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; an
         response: { 200: SearchResponse, ...errors },
       },
     },
-    async (req, reply) => sendCachedAnswer(reply, answers, searchKey('/search-engine/search', req.caller, req.body), () => search.search(req.caller, req.body)),
+    async (req, reply) =>
+      sendCachedAnswer(reply, answers, searchKey('/search-engine/search', req.caller, req.body), () => search.search(req.caller, req.body), req.caller.changes),
   );
 
   for (const { path, collection, what } of HELPERS) {
@@ -63,7 +64,13 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; an
         },
       },
       async (req, reply) =>
-        sendCachedAnswer(reply, answers, searchKey(path, req.caller, req.body), async () => ok(await search.searchOne(req.caller, collection, req.body))),
+        sendCachedAnswer(
+          reply,
+          answers,
+          searchKey(path, req.caller, req.body),
+          async () => ok(await search.searchOne(req.caller, collection, req.body)),
+          req.caller.changes,
+        ),
     );
   }
 

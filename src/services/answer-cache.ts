@@ -58,12 +58,13 @@ export class AnswerCache<T = string> {
     return { hits: this.hits, misses: this.misses, entries: this.entries.size, bytes: this.bytes };
   }
 
-  async get(key: string, compute: () => Promise<T>): Promise<T> {
+  /** `changes`: the request's change token (DialectSupport.requestChangeToken), when the caller has one. */
+  async get(key: string, compute: () => Promise<T>, changes?: () => string): Promise<T> {
     if (!this.changeToken) {
       this.misses += 1;
       return compute();
     }
-    const token = this.changeToken();
+    const token = (changes ?? this.changeToken)();
     const at = this.now();
     const hit = this.entries.get(key);
     if (hit) {

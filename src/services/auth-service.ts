@@ -36,6 +36,8 @@ export interface Caller {
   name: string;
   isInstanceAdmin: boolean;
   sessionId: string;
+  /** The change token of this request's cached reads (services/fresh-reads.ts); absent on PostgreSQL. */
+  changes?: () => string;
 }
 
 export function publicUser(u: UserRow): PublicUser {
@@ -127,7 +129,8 @@ export class AuthService {
   async authenticate(token: string): Promise<Caller> {
     const claims = await this.verified.verify(token);
     if (!claims) throw appError('INVALID_TOKEN');
-    const user = await this.reads.sessionUser(claims.sessionId, claims.userId);
+    const changes = this.reads.requestToken();
+    const user = await this.reads.sessionUser(claims.sessionId, claims.userId, changes);
     if (!user) throw appError('INVALID_TOKEN');
     const caller: Caller = {
       id: user.id,
@@ -135,6 +138,7 @@ export class AuthService {
       name: user.name,
       isInstanceAdmin: user.is_instance_admin === 1,
       sessionId: claims.sessionId,
+      ...(changes ? { changes } : {}),
     };
     this.sessionUsers.set(caller, user);
     return caller;
@@ -153,7 +157,7 @@ export class AuthService {
     const user = known ?? (await findUserById(this.ctx.db, caller.id));
     // The session was found a moment ago; a user deleted since is a signed-out one.
     if (!user) throw appError('INVALID_TOKEN');
-    return { user: account(user), workspaces: await this.reads.workspacesOf(caller.id) };
+    return { user: account(user), workspaces: await this.reads.workspacesOf(caller) };
   }
 
   /**

@@ -5,6 +5,12 @@ import { findActiveSessionUser, type SessionUserRow } from '../repositories/sess
 import { findRole, listWorkspacesOfUser, type WorkspaceWithRole } from '../repositories/workspaces.js';
 import { AnswerCache } from './answer-cache.js';
 
+/** Who reads: a user, and the change token of their request (Caller.changes). */
+export interface Reader {
+  readonly id: number;
+  readonly changes?: () => string;
+}
+
 /** 10,000 each; their keys are ids (well under 100 characters each), which `bytes` bounds with room to spare. */
 const LIMITS = { entries: 10_000, bytes: 4_000_000, maxAgeSeconds: 30 };
 
@@ -17,13 +23,19 @@ const LIMITS = { entries: 10_000, bytes: 4_000_000, maxAgeSeconds: 30 };
  * reads afresh. A session's expiry is a matter of time, not of a write: it is checked against the clock on every
  * request. On PostgreSQL (no change token) every request reads. Values are shared between requests: read-only.
  * Only reads outside transactions go through here; the checks inside a transaction read the transaction.
+ * `changes`: the request's change token (`requestToken()`, kept on its Caller), so that a request asks
+ * SQLite for other processes' commits once rather than at each of these reads.
  */
 export class FreshReads {
   private readonly sessions: AnswerCache<SessionUserRow | undefined>;
   private readonly workspaces: AnswerCache<WorkspaceWithRole[]>;
   private readonly roles: AnswerCache<Role | undefined>;
+  /** A new request's change token (DialectSupport.requestChangeToken); undefined without a change counter. */
+  readonly requestToken: () => (() => string) | undefined;
 
   constructor(private readonly ctx: AppContext) {
+    const support = ctx.database.support;
+    this.requestToken = () => support.requestChangeToken?.();
     const token = ctx.database.support.changeToken?.bind(ctx.database.support);
     const now = () => ctx.now();
     this.sessions = new AnswerCache(token, now, LIMITS, () => 1);
@@ -32,19 +44,19 @@ export class FreshReads {
   }
 
   /** The user of a session that exists, belongs to that user, is not revoked and has not expired (by the clock, now). */
-  async sessionUser(sessionId: string, userId: number): Promise<SessionUserRow | undefined> {
-    const row = await this.sessions.get(`${sessionId} ${userId}`, () => findActiveSessionUser(this.ctx.db, sessionId, userId, this.ctx.now()));
+  async sessionUser(sessionId: string, userId: number, changes?: () => string): Promise<SessionUserRow | undefined> {
+    const row = await this.sessions.get(`${sessionId} ${userId}`, () => findActiveSessionUser(this.ctx.db, sessionId, userId, this.ctx.now()), changes);
     return row && row.session_expires_at > this.ctx.now() ? row : undefined;
   }
 
   /** The caller's workspaces with their role, by id. */
-  workspacesOf(userId: number): Promise<WorkspaceWithRole[]> {
-    return this.workspaces.get(String(userId), () => listWorkspacesOfUser(this.ctx.db, userId));
+  workspacesOf(caller: Reader): Promise<WorkspaceWithRole[]> {
+    return this.workspaces.get(String(caller.id), () => listWorkspacesOfUser(this.ctx.db, caller.id), caller.changes);
   }
 
   /** A read of a workspace: any member may (requireRole with 'viewer'); anyone else gets 404. */
-  async requireMember(workspaceId: number, userId: number): Promise<Role> {
-    const role = await this.roles.get(`${workspaceId} ${userId}`, () => findRole(this.ctx.db, workspaceId, userId));
+  async requireMember(workspaceId: number, caller: Reader): Promise<Role> {
+    const role = await this.roles.get(`${workspaceId} ${caller.id}`, () => findRole(this.ctx.db, workspaceId, caller.id), caller.changes);
     if (!role) throw notFound('Workspace');
     return role;
   }

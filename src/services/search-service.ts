@@ -186,9 +186,9 @@ export class SearchService {
     if (workspaceId !== undefined) {
       // Ids are 32-bit integers; a larger one is no workspace of the caller (and never reaches SQL).
       if (workspaceId > MAX_ID) throw notFound('Workspace');
-      await this.reads.requireMember(workspaceId, caller.id);
+      await this.reads.requireMember(workspaceId, caller);
       return [workspaceId];
     }
-    return (await this.reads.workspacesOf(caller.id)).map((w) => w.id);
+    return (await this.reads.workspacesOf(caller)).map((w) => w.id);
   }
 }

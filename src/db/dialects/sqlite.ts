@@ -14,13 +14,18 @@ export function sqliteSupport(url: string): DialectSupport {
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
-  // The change token (DialectSupport.changeToken): about 1 us per read, where a statement of the answer costs 5 to 50.
+  // The change token (DialectSupport.changeToken): data_version about 1.3 us per read (two fcntl and an fstat),
+  // total_changes 0.1 us (no system call), where a statement of the answer costs 5 to 50.
   const dataVersion = database.prepare('PRAGMA data_version').pluck();
   const totalChanges = database.prepare('SELECT total_changes()').pluck();
   return {
     name: 'sqlite',
     kyselyDialect: new SqliteDialect({ database: withStatementCache(database) }),
     changeToken: () => `${String(dataVersion.get())}.${String(totalChanges.get())}`,
+    requestChangeToken: () => {
+      let commits: string | undefined;
+      return () => `${(commits ??= String(dataVersion.get()))}.${String(totalChanges.get())}`;
+    },
     migrationSchema: undefined,
     bigint: 'integer',
     byteOrderedText: 'text',

@@ -22,6 +22,14 @@ export interface DialectSupport {
    */
   changeToken?(): string;
   /**
+   * The change token of one request's reads: the commit counter of other connections (`PRAGMA data_version`,
+   * which costs SQLite a few system calls) is read at the first call and kept, this connection's own changes
+   * are read at every call. So a request reads the other processes' commits once, at its start (its cached
+   * reads are those of that moment, which is after the request arrived), and still sees every write made
+   * meanwhile through this connection (its own included). Present exactly when `changeToken` is.
+   */
+  requestChangeToken?(): () => string;
+  /**
    * Schema of Kysely's migration tables. Kysely looks for them in every schema unless told,
    * so PostgreSQL names its own (other schemas in the database may hold their own copies).
    */
