@@ -38,7 +38,7 @@ describe.each(dialects)('answers of repeated reads on %s', (dialect) => {
     return { hit: count('hit'), miss: count('miss') };
   }
 
-  async function cachedCharacters(): Promise<number> {
+  async function cachedBytes(): Promise<number> {
     const text = (await t.request({ method: 'GET', url: '/metrics' })).body;
     return Number(/^dam_answer_cache_size\{unit="bytes"\} (\d+)$/m.exec(text)?.[1] ?? 0);
   }
@@ -93,11 +93,11 @@ describe.each(dialects)('answers of repeated reads on %s', (dialect) => {
     const body = { request: { q: '*', collections: ['digital_assets'] }, commonSearchParams: { per_page: 50 } };
     const hitsOf = (res: { json<T>(): T }) =>
       res.json<{ results: { hits: { document: { display_file_name: string } }[] }[] }>().results[0]!.hits.map((h) => h.document.display_file_name);
-    const sizeBefore = await cachedCharacters();
+    const sizeBefore = await cachedBytes();
     const owner = await search(team.owner, body);
     expect(owner.statusCode).toBe(200);
     // The key (which holds the request body a client chose) counts toward the cache's bound, with the answer.
-    if (dialect === 'sqlite') expect((await cachedCharacters()) - sizeBefore).toBeGreaterThanOrEqual(owner.body.length + JSON.stringify(body).length);
+    if (dialect === 'sqlite') expect((await cachedBytes()) - sizeBefore).toBeGreaterThanOrEqual(owner.body.length + JSON.stringify(body).length);
     expect(hitsOf(owner)).not.toContain('outsider-only.jpg');
     expect((await search(team.owner, body)).body).toBe(owner.body);
     // Same body, another caller: their own workspaces' hits, never the cached answer of the owner.

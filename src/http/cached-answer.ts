@@ -10,7 +10,7 @@ import type { AnswerCache } from '../services/answer-cache.js';
  */
 export async function sendCachedAnswer(
   reply: FastifyReply,
-  cache: AnswerCache,
+  cache: AnswerCache<Buffer>,
   keyOf: () => Promise<string>,
   compute: () => Promise<unknown>,
   changes?: () => string,
@@ -18,7 +18,7 @@ export async function sendCachedAnswer(
   const serialized = async () => {
     const answer = (await compute()) as Record<string, unknown>;
     const serialize = reply.getSerializationFunction('200');
-    return serialize ? serialize(answer) : JSON.stringify(answer);
+    return Buffer.from(serialize ? serialize(answer) : JSON.stringify(answer));
   };
   // An inactive cache computes every answer (and counts it as a miss) whatever the key.
   const body = await cache.get(cache.active ? await keyOf() : '', serialized, changes);

@@ -92,7 +92,7 @@ export class AppMetrics {
   });
   private readonly cacheSize = new Gauge({
     name: 'dam_answer_cache_size',
-    help: 'Answers kept by the answer cache of this process: their count (unit="answers") and the characters of JSON they hold (unit="bytes")',
+    help: 'Answers kept by the answer cache of this process: their count (unit="answers") and the bytes of JSON they hold, keys included (unit="bytes")',
     labelNames: ['unit'] as const,
     registers: [this.registry],
   });

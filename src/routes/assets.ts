@@ -9,7 +9,7 @@ import { AssetDetailSchema, AssetListQuery, AssetPatchBody, AssetSchema, catalog
 const NOT_VISIBLE =
   'An asset that does not exist and an asset of a workspace the caller is not a member of both answer 404 with the same body.';
 
-export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService; answers: AnswerCache; reads: FreshReads }> = (
+export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService; answers: AnswerCache<Buffer>; reads: FreshReads }> = (
   app,
   { catalog, answers, reads },
   done,

@@ -24,7 +24,7 @@ const HELPERS: { path: string; collection: CollectionName; what: string }[] = [
 ];
 
 /** seed 4.1, 4.2: search and its helper endpoints. */
-export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; answers: AnswerCache }> = async (app, { search, answers }) => {
+export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; answers: AnswerCache<Buffer> }> = async (app, { search, answers }) => {
   // An answer depends on the request and the caller's workspaces (read on every request, which checks a
   // workspace_id_filter's membership), not on who asks.
   const searchKey = (path: string, caller: Caller, body: { workspace_id_filter?: string | number }) => async () => {

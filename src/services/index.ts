@@ -55,7 +55,7 @@ import { assertWritable } from './quota-service.js';
 export interface Services {
   auth: AuthService;
   /** Serialized answers of repeated reads, while the database is unchanged (issue #18; SQLite only). */
-  answers: AnswerCache;
+  answers: AnswerCache<Buffer>;
   reads: FreshReads;
   workspaces: WorkspaceService;
   catalog: CatalogService;
@@ -128,7 +128,8 @@ export function buildServices(ctx: AppContext): Services {
   return {
     auth,
     reads,
-    answers: new AnswerCache(ctx.database.support.changeToken?.bind(ctx.database.support), () => ctx.now()),
+    // Answers kept encoded: a hit is sent without converting its JSON to bytes again.
+    answers: new AnswerCache<Buffer>(ctx.database.support.changeToken?.bind(ctx.database.support), () => ctx.now(), undefined, (body) => body.length),
     workspaces: new WorkspaceService(ctx),
     catalog,
     storage: new StorageService(ctx, store, lifecycle, writeback),
