@@ -1,5 +1,4 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppConfig } from './config.js';
@@ -10,10 +9,10 @@ import { installIdempotency } from './http/idempotency.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { refuseUndeclaredBodies, validatorCompiler } from './http/validation.js';
 import { AccessLog, loggerOptions } from './http/logging.js';
-import { BucketCors, OPEN_CORS } from './http/cors.js';
+import { BucketCors, OPEN_CORS_HEADERS, registerOpenPreflight } from './http/cors.js';
 import { installUserRateLimit, signInLimits } from './http/rate-limits.js';
 import { fastHealthServer } from './http/health-fast-path.js';
-import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
+import { registerFixedHeaders, securityHeaders } from './http/security-headers.js';
 import { storageRoutes } from './routes/storage.js';
 import { storagePartRoutes } from './routes/storage-parts.js';
 import { serverUploadRoutes } from './routes/server-upload.js';
@@ -94,8 +93,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const services = buildServices(ctx);
 
   const headers = securityHeaders(config);
+  // Every API answer's fixed headers: the security headers and the open CORS policy (seed 1).
+  const apiHeaders = Object.freeze({ ...headers.api, ...OPEN_CORS_HEADERS });
   const app = Fastify({
-    serverFactory: fastHealthServer(headers.api),
+    serverFactory: fastHealthServer(apiHeaders),
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logStream),
     logController: new AccessLog(),
     trustProxy: config.trustProxy,
@@ -129,10 +130,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   // seed 1: any origin, any request header, ETag exposed, on preflights and real responses;
   // the local part-upload route applies the stored bucket rules instead (src/http/cors.ts).
-  await app.register(cors, OPEN_CORS);
+  registerOpenPreflight(app);
   const bucketCors = services.storage.store.kind === 'local' ? new BucketCors(() => services.storage.store.getCorsRules()) : undefined;
   services.storage.onCorsChange = () => bucketCors?.invalidate();
-  registerSecurityHeaders(app, headers);
+  registerFixedHeaders(app, apiHeaders);
   // Counted in PostgreSQL or Redis, so that every process shares each limit (issue #18).
   const rateLimitStore = await rateLimitBackend(config, database, app.log);
   app.addHook('onClose', () => rateLimitStore.close());

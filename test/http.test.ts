@@ -186,6 +186,19 @@ describe('HTTP surface', () => {
       });
       const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/);
       for (const header of ['authorization', 'content-type', 'x-custom', 'x-another-one']) expect(allowed).toContain(header);
+      // The allowed headers are the requested ones: a cache must key the answer on them.
+      expect(String(res.headers.vary).toLowerCase()).toContain('access-control-request-headers');
+      expect(res.headers['access-control-max-age']).toBe('86400');
+    });
+
+    it.each([
+      ['origin', { 'access-control-request-method': 'GET' }],
+      ['access-control-request-method', { origin: ORIGIN }],
+    ])('refuses an OPTIONS without %s: no preflight, 400 naming the header', async (missing, headers) => {
+      const res = await t.request({ method: 'OPTIONS', url: '/workspaces', headers });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toContain(missing);
+      expect(res.headers['access-control-allow-methods']).toBeUndefined();
     });
 
     it.each([

@@ -8,7 +8,7 @@ const BODY = JSON.stringify({ status: 'ok' });
  * Liveness probes arrive every few seconds on every process, and many times a second behind
  * load balancers; an answer that proves the event loop turns needs none of the API's hooks
  * (session, rate limits, metrics, access log), so it costs what a bare Node server's answer
- * costs. It carries the same headers as the API's answers (security headers, open CORS), and
+ * costs. It carries the API's fixed headers (`apiHeaders`: security headers, open CORS), and
  * the Fastify route of the same path stays registered: it documents the endpoint in the OpenAPI
  * document and answers `inject()` and every other form (`HEAD`, a query string).
  * The server's timeouts are set as Fastify sets them on a server it makes itself.
@@ -16,9 +16,6 @@ const BODY = JSON.stringify({ status: 'ok' });
 export function fastHealthServer(apiHeaders: Readonly<Record<string, string>>): FastifyServerFactory {
   const head: Record<string, string> = {
     ...apiHeaders,
-    // seed 1: any origin, ETag exposed (as @fastify/cors answers the API's routes).
-    'access-control-allow-origin': '*',
-    'access-control-expose-headers': 'ETag',
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(BODY)),
   };

@@ -139,10 +139,10 @@ export function securityHeaders(config: AppConfig): SecurityHeaders {
   return { api, page };
 }
 
-/** The API's headers on every answer; the web client's routes add `page` over them. */
-export function registerSecurityHeaders(app: FastifyInstance, headers: SecurityHeaders): void {
+/** The API's fixed headers (`api` and the open CORS policy's) on every answer; the web client's routes add `page` over them. */
+export function registerFixedHeaders(app: FastifyInstance, headers: Readonly<Record<string, string>>): void {
   app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers.api);
+    reply.headers(headers);
     done();
   });
 }

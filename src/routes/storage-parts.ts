@@ -15,13 +15,13 @@ export const storagePartRoutes: FastifyPluginAsyncTypebox<{ storage: StorageServ
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
   if (bucketCors) {
-    app.options('/storage/parts/:uploadId/:partNumber', { config: { public: true, cors: false }, schema: { hide: true } }, bucketCors.preflight);
+    app.options('/storage/parts/:uploadId/:partNumber', { config: { public: true }, schema: { hide: true } }, bucketCors.preflight);
   }
 
   app.put(
     '/storage/parts/:uploadId/:partNumber',
     {
-      config: bucketCors ? { public: true, cors: false } : { public: true },
+      config: { public: true },
       ...(bucketCors ? { onRequest: bucketCors.actual } : {}),
       schema: {
         tags: ['storage'],
