@@ -52,6 +52,29 @@ describe.each(dialects)('GET /metrics on %s', (dialect) => {
     expect(text).toContain('nodejs_eventloop_lag_seconds');
   });
 
+  it('writes the latency as a Prometheus histogram: cumulative buckets up to +Inf, then sum and count', async () => {
+    const headers = { authorization: `Bearer ${user.token}` };
+    const before = sample(await scrape(t), 'dam_http_request_duration_seconds_count', { method: 'GET', route: '/workspaces', status: '200' }) ?? 0;
+    for (let i = 0; i < 4; i += 1) expect((await fetch(`${t.baseUrl}/workspaces`, { headers })).status).toBe(200);
+    const text = await scrape(t);
+    expect(text).toContain('# TYPE dam_http_request_duration_seconds histogram');
+    const series = { method: 'GET', route: '/workspaces', status: '200' };
+    const count = sample(text, 'dam_http_request_duration_seconds_count', series);
+    expect(count).toBe(before + 4);
+    const bounds = ['0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '+Inf'];
+    const cumulative = bounds.map((le) => sample(text, 'dam_http_request_duration_seconds_bucket', { ...series, le }));
+    for (let i = 1; i < cumulative.length; i += 1) expect(cumulative[i]).toBeGreaterThanOrEqual(cumulative[i - 1] as number);
+    // Every answer took less than 30 s: the last finite bucket and +Inf hold them all.
+    expect(cumulative.slice(-2)).toEqual([count, count]);
+    const sum = sample(text, 'dam_http_request_duration_seconds_sum', series) as number;
+    expect(sum).toBeGreaterThan(0);
+    expect(sum).toBeLessThan(30 * (count as number));
+    // Every line of the family is a HELP, a TYPE or a sample with a number: nothing malformed in between.
+    for (const line of text.split('\n').filter((l) => l.includes('dam_http_request_duration_seconds'))) {
+      expect(line).toMatch(/^(# (HELP|TYPE) dam_http_request_duration_seconds .+|dam_http_request_duration_seconds_(bucket|sum|count)\{[^{}]+\} [0-9.e+-]+)$/);
+    }
+  });
+
   it('counts the bytes of uploads and downloads on the routes that carry them', async () => {
     const bytes = randomBytes(64 * 1024);
     const { ref } = await uploadFile(t, user, bytes, { partSize: 32 * 1024 });

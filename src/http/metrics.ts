@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import type { JobOutcome } from '../jobs/queue.js';
 import type { JobQueueStat } from '../repositories/jobs.js';
 import type { AnswerCacheStats } from '../services/answer-cache.js';
+import { LatencyHistogram, type HistogramSeries } from './latency-histogram.js';
 
 /**
  * Process metrics (CPU, memory, event loop, GC) describe the process, not an app: one registry
@@ -23,6 +24,11 @@ function processMetrics(): Registry {
 /** The route label of a request that matched no route (404s): raw URLs would make a label value per URL. */
 const UNMATCHED = '(unmatched)';
 
+interface ByteTotals {
+  received: number;
+  sent: number;
+}
+
 /** Latency buckets in seconds: from a cached read (1 ms) to a slow upload part or ZIP (30 s). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const JOB_BUCKETS = [0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
@@ -34,12 +40,12 @@ const JOB_BUCKETS = [0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
  */
 export class AppMetrics {
   readonly registry = new Registry();
-  private readonly duration = new Histogram({
+  /** Not in the registry: rendered beside it (see LatencyHistogram). */
+  private readonly duration = new LatencyHistogram({
     name: 'dam_http_request_duration_seconds',
     help: 'HTTP requests by method, route pattern and status: latency (the _count series is the request count)',
-    labelNames: ['method', 'route', 'status'] as const,
+    labelNames: ['method', 'route', 'status'],
     buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
   });
   private readonly received = new Counter({
     name: 'dam_http_received_bytes_total',
@@ -96,10 +102,13 @@ export class AppMetrics {
     labelNames: ['unit'] as const,
     registers: [this.registry],
   });
-  /** Histogram children by "method route status": prom-client hashes the label object on every observe otherwise. */
-  private readonly children = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
-  /** The byte counters' children by route, for the same reason. */
-  private readonly byteChildren = new Map<string, { received: Counter.Internal; sent: Counter.Internal }>();
+  /** Per "method route status": its latency series and its route's byte totals, found with one lookup. */
+  private readonly answers = new Map<string, { latency: HistogramSeries; bytes: ByteTotals }>();
+  /**
+   * Bytes by route, as plain numbers: the counters are set to them at each scrape (render), so an answer costs two
+   * additions rather than two prom-client increments, which hash their labels each time (issue #18).
+   */
+  private readonly bytesByRoute = new Map<string, ByteTotals>();
   /** What each keep-alive connection had read and written at its previous answer, so each answer counts its own bytes. */
   private readonly socketMarks = new WeakMap<Socket, { read: number; written: number }>();
 
@@ -113,14 +122,13 @@ export class AppMetrics {
   ) {}
 
   observeRequest(method: string, route: string | undefined, status: number, seconds: number, socket: Socket | undefined): void {
-    const label = route ?? UNMATCHED;
-    const key = `${method} ${label} ${status}`;
-    let child = this.children.get(key);
-    if (!child) {
-      child = this.duration.labels(method, label, String(status));
-      this.children.set(key, child);
+    const key = `${method} ${route ?? UNMATCHED} ${status}`;
+    let answer = this.answers.get(key);
+    if (!answer) {
+      answer = { latency: this.duration.seriesOf(method, route ?? UNMATCHED, String(status)), bytes: this.totalsOf(route ?? UNMATCHED) };
+      this.answers.set(key, answer);
     }
-    child.observe(seconds);
+    answer.latency.observe(seconds);
     // inject() (tests) has no real socket: its counters are undefined.
     if (!socket || typeof socket.bytesRead !== 'number') return;
     let mark = this.socketMarks.get(socket);
@@ -130,15 +138,19 @@ export class AppMetrics {
     }
     const read = socket.bytesRead;
     const written = socket.bytesWritten;
-    let bytes = this.byteChildren.get(label);
-    if (!bytes) {
-      bytes = { received: this.received.labels(label), sent: this.sent.labels(label) };
-      this.byteChildren.set(label, bytes);
-    }
-    if (read > mark.read) bytes.received.inc(read - mark.read);
-    if (written > mark.written) bytes.sent.inc(written - mark.written);
+    if (read > mark.read) answer.bytes.received += read - mark.read;
+    if (written > mark.written) answer.bytes.sent += written - mark.written;
     mark.read = read;
     mark.written = written;
+  }
+
+  private totalsOf(route: string): ByteTotals {
+    let totals = this.bytesByRoute.get(route);
+    if (!totals) {
+      totals = { received: 0, sent: 0 };
+      this.bytesByRoute.set(route, totals);
+    }
+    return totals;
   }
 
   observeJob(kind: string, outcome: JobOutcome, seconds: number): void {
@@ -166,6 +178,13 @@ export class AppMetrics {
       this.cacheSize.labels('answers').set(cache.entries);
       this.cacheSize.labels('bytes').set(cache.bytes);
     }
+    this.received.reset();
+    this.sent.reset();
+    for (const [route, totals] of this.bytesByRoute) {
+      // A route that answered but moved no byte yet (inject) has no series, as before.
+      if (totals.received > 0) this.received.labels(route).inc(totals.received);
+      if (totals.sent > 0) this.sent.labels(route).inc(totals.sent);
+    }
     const pool = this.sources.database.support.poolStats?.();
     if (pool) {
       this.pool.labels('total').set(pool.total);
@@ -173,7 +192,7 @@ export class AppMetrics {
       this.pool.labels('waiting').set(pool.waiting);
       this.pool.labels('max').set(pool.max);
     }
-    const body = `${await this.registry.metrics()}\n${await processMetrics().metrics()}`;
+    const body = `${this.duration.render()}\n${await this.registry.metrics()}\n${await processMetrics().metrics()}`;
     return { contentType: this.registry.contentType, body };
   }
 }
