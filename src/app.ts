@@ -44,7 +44,7 @@ import { zipRoutes } from './routes/zip.js';
 import { driveRoutes } from './routes/drives.js';
 import { paymentRoutes } from './routes/payments.js';
 import { createWorker } from './jobs/index.js';
-import { AppMetrics, installRequestMetrics } from './http/metrics.js';
+import { AppMetrics, requestMetrics } from './http/metrics.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { prepareInstance } from './instance.js';
 import { rateLimitBackend } from './http/rate-limit-store.js';
@@ -95,10 +95,14 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const headers = securityHeaders(config);
   // Every API answer's fixed headers: the security headers and the open CORS policy (seed 1).
   const apiHeaders = Object.freeze({ ...headers.api, ...OPEN_CORS_HEADERS });
+  // GET /metrics (issue #18): every answer is recorded (by the access log's completion), 404s and refusals included.
+  const metrics = new AppMetrics({ database, jobStats: () => services.jobs.stats(), now: () => ctx.now(), answerCache: () => services.answers.stats() });
   const app = Fastify({
     serverFactory: fastHealthServer(apiHeaders),
-    logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logStream),
-    logController: new AccessLog(),
+    // Always a logger ('silent' when the caller wants none): Fastify tells the log controller, which records the
+    // request metrics, of an answer only when there is one (or an onResponse hook).
+    logger: loggerOptions(options.logger === false ? 'silent' : config.logLevel, options.logStream),
+    logController: new AccessLog(requestMetrics(metrics)),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Long enough for every declared path parameter, so an overlong one is a 400 naming it rather than a bare 414.
@@ -106,9 +110,6 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   refuseUndeclaredBodies(app);
-  // GET /metrics (issue #18): every answer is recorded, 404s and refusals included.
-  const metrics = new AppMetrics({ database, jobStats: () => services.jobs.stats(), now: () => ctx.now(), answerCache: () => services.answers.stats() });
-  installRequestMetrics(app, metrics);
 
   if (!options.database) app.addHook('onClose', () => database.close());
   // DAM_ROLE=api: HTTP only; the worker processes sweep and run jobs (issue #18).

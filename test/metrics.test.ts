@@ -81,7 +81,7 @@ describe.each(dialects)('GET /metrics on %s', (dialect) => {
     const qs = new URLSearchParams({ key: keyOf(ref), workspaceId: String(ref.workspaceId) });
     const res = await fetch(`${t.baseUrl}/storage/download?${qs.toString()}`, { headers: { authorization: `Bearer ${user.token}` } });
     expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
-    // The answer is recorded when the server sees it finished (onResponse), which may come just after this
+    // The answer is recorded when the server sees it finished, which may come just after this
     // client, in the same process, has read the last byte: wait for it (at most 2 s).
     let text = await scrape(t);
     for (let i = 0; i < 40 && sample(text, 'dam_http_sent_bytes_total', { route: '/storage/download' }) === undefined; i += 1) {

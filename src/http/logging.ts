@@ -44,9 +44,19 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
  * (health probes, metrics scrapes) write no access line.
  */
 export class AccessLog extends LogController {
+  /**
+   * `completed`: also told of every answer, before its line is written (the request metrics). Fastify calls
+   * requestCompleted once per answer, where it runs onResponse hooks, so an observer here sees the same answers
+   * as an onResponse hook would, without the hook runner, which cost about 1 us per answer (issue #18).
+   */
+  constructor(private readonly completed?: (request: FastifyRequest, reply: FastifyReply) => void) {
+    super();
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    this.completed?.(request, reply);
     if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
     else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DatabaseHandle } from '../db/database.js';
 import type { JobOutcome } from '../jobs/queue.js';
@@ -197,10 +197,9 @@ export class AppMetrics {
   }
 }
 
-/** Records every answer (by route pattern, never the raw URL, which carries ids and signatures). */
-export function installRequestMetrics(app: FastifyInstance, metrics: AppMetrics): void {
-  app.addHook('onResponse', (request, reply, done) => {
+/** Records an answer (by route pattern, never the raw URL, which carries ids and signatures): AccessLog calls it for every one. */
+export function requestMetrics(metrics: AppMetrics): (request: FastifyRequest, reply: FastifyReply) => void {
+  return (request, reply) => {
     metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000, request.raw.socket);
-    done();
-  });
+  };
 }
