@@ -171,6 +171,21 @@ function cpuMs(pid) {
   }
 }
 
+/**
+ * A KVM guest's halt-polling window (cpuidle-haltpoll), or undefined elsewhere. With it off (0; the kernel's default
+ * is 200000), an idle vCPU halts at once, and waking a thread on it (wrk, between answers) costs the waker an
+ * inter-processor interrupt and a VM exit: on a 2-vCPU VM, about 15 us of system time in every answer's writev
+ * for a route slower than wrk, which the hello-world (whose client never idles) does not pay. The unpinned rows
+ * depend on it; the 1cpu rows do not. Printed so that figures from different machines can be compared.
+ */
+function guestHaltPollNs() {
+  try {
+    return Number(readFileSync('/sys/module/haltpoll/parameters/guest_halt_poll_ns', 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 function runTool() {
   return opts.tool === 'wrk' ? loadWithWrk : loadWithAutocannon;
 }
@@ -204,6 +219,8 @@ async function load(targets, urlPath, request, pinned = false) {
 
 async function main() {
   console.log(`bench:load  db=${opts.db}  tool=${opts.tool}  ${CONNECTIONS} connections x ${DURATION} s  ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'})`);
+  const haltPoll = guestHaltPollNs();
+  if (haltPoll !== undefined) console.log(`guest halt-polling: ${haltPoll} ns${haltPoll === 0 ? ' (off: waking an idle vCPU is an interrupt and a VM exit, paid in the server\'s writev; see guestHaltPollNs)' : ''}`);
   if (opts.db !== 'sqlite') await wipePostgres();
   if (!opts['skip-build'] && !process.env.DAM_BENCH_ENTRY) {
     const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
