@@ -197,7 +197,7 @@ describe('HTTP surface', () => {
     ])('refuses an OPTIONS without %s: no preflight, 400 naming the header', async (missing, headers) => {
       const res = await t.request({ method: 'OPTIONS', url: '/workspaces', headers });
       expect(res.statusCode).toBe(400);
-      expect(res.json().message).toContain(missing);
+      expect(res.json<{ message: string }>().message).toContain(missing);
       expect(res.headers['access-control-allow-methods']).toBeUndefined();
     });
 
