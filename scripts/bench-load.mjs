@@ -201,8 +201,8 @@ async function load(targets, urlPath, request, pinned = false) {
   // Every thread of the server (V8's compiler and GC threads too) on the CPU wrk is pinned to, for this load only.
   const affinity = (cpus) => targets.forEach((t) => spawnSync('taskset', ['-a', '-pc', cpus, String(t.child.pid)], { stdio: 'ignore' }));
   if (pinned) affinity(ONE_CPU);
-  // Warm-up, not counted: V8 compiles the hot paths on threads of its own in a process's first seconds under
-  // load, and their CPU would be billed to whichever shape runs first (/healthz measured 17 to 33 us without it).
+  // Warm-up, not counted: this shape's own paths compile (V8 does it on threads of its own, billed to the process)
+  // and the process settles on its new CPU affinity before the count starts.
   if (WARMUP > 0) await Promise.all(targets.map((t) => run(`${t.base}${urlPath}`, request, per, WARMUP, pinned)));
   const cpuBefore = targets.map((t) => cpuMs(t.child.pid));
   const results = await Promise.all(targets.map((t) => run(`${t.base}${urlPath}`, request, per, DURATION, pinned)));
@@ -272,8 +272,9 @@ async function main() {
     if (!res.ok) throw new Error(`${r.method} ${url} answered ${res.status}: ${await res.text()}`);
   }
 
-  // Every process runs every shape once before anything is measured: the first shape measured otherwise paid for
-  // the process's first seconds (V8 compiling the shared paths: Fastify's, the hooks'), /healthz 16 us instead of 11.
+  // Every process runs every shape once before anything is measured, so that V8's first compilation of the shared
+  // paths (Fastify's, the hooks') is billed to no shape. (It did not remove the spread of /healthz between runs,
+  // 0.70x to 0.92x of the hello-world on this VM: that is noise of the machine.)
   if (WARMUP > 0) {
     for (const [, , url, request] of shapes) {
       await Promise.all(servers.map((s) => runTool()(`${s.base}${url}`, request, Math.max(1, Math.floor(CONNECTIONS / servers.length)), WARMUP)));

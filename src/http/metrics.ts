@@ -122,10 +122,11 @@ export class AppMetrics {
   ) {}
 
   observeRequest(method: string, route: string | undefined, status: number, seconds: number, socket: Socket | undefined): void {
-    const key = `${method} ${route ?? UNMATCHED} ${status}`;
+    const label = route ?? UNMATCHED;
+    const key = `${method} ${label} ${status}`;
     let answer = this.answers.get(key);
     if (!answer) {
-      answer = { latency: this.duration.seriesOf(method, route ?? UNMATCHED, String(status)), bytes: this.totalsOf(route ?? UNMATCHED) };
+      answer = { latency: this.duration.seriesOf(method, label, String(status)), bytes: this.totalsOf(label) };
       this.answers.set(key, answer);
     }
     answer.latency.observe(seconds);

@@ -36,7 +36,7 @@ export class FreshReads {
   constructor(private readonly ctx: AppContext) {
     const support = ctx.database.support;
     this.requestToken = () => support.requestChangeToken?.();
-    const token = ctx.database.support.changeToken?.bind(ctx.database.support);
+    const token = support.changeToken?.bind(support);
     const now = () => ctx.now();
     this.sessions = new AnswerCache(token, now, LIMITS, () => 1);
     this.workspaces = new AnswerCache(token, now, LIMITS, () => 1);
