@@ -43,6 +43,9 @@ import { sharePublicRoutes } from './routes/share-public.js';
 import { zipRoutes } from './routes/zip.js';
 import { driveRoutes } from './routes/drives.js';
 import { paymentRoutes } from './routes/payments.js';
+import { invitationRoutes } from './routes/invitations.js';
+import { adminUserRoutes } from './routes/admin-users.js';
+import { accountRoutes } from './routes/account.js';
 import { createWorker } from './jobs/index.js';
 import { AppMetrics, requestMetrics } from './http/metrics.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -109,6 +112,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     routerOptions: { maxParamLength: 1024 },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  // A failed e-mail is logged, never answered as a failure (issue #27).
+  services.outbox.log = app.log;
   refuseUndeclaredBodies(app);
 
   if (!options.database) app.addHook('onClose', () => database.close());
@@ -176,6 +181,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(zipRoutes, { zip: services.zip, zipImports: services.zipImports, config });
   await app.register(driveRoutes, { driveAuth: services.driveAuth, drives: services.drives, driveImports: services.driveImports });
   await app.register(paymentRoutes, { payments: services.payments });
+  await app.register(invitationRoutes, { invitations: services.invitations, limits });
+  await app.register(adminUserRoutes, { admin: services.userAdmin });
+  await app.register(accountRoutes, { accounts: services.accounts, limits, ctx, mailEnabled: () => services.outbox.enabled });
   if (config.role === 'all') worker.start();
 
   return app;

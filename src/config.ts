@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPlansFile, PlansFileError, type Plan } from './payments/plans.js';
+import type { MailConfig } from './mail/types.js';
 
 /**
  * The whole configuration of one process. Read once from the environment by
@@ -87,6 +88,10 @@ export interface AppConfig {
   readonly drives: DrivesConfig;
   /** Plans and Stripe (issue #17, src/payments/): stripe null unless DAM_STRIPE_SECRET_KEY is set (payments off). */
   readonly payments: PaymentsConfig;
+  /** E-mail through SMTP (issue #27, src/mail/): null unless DAM_SMTP_URL is set (no mail is sent). */
+  readonly mail: MailConfig | null;
+  /** Seconds an invitation and an account-setup link stay valid (DAM_INVITE_TTL). */
+  readonly inviteTtl: number;
 }
 
 export interface PaymentsConfig {
@@ -469,6 +474,45 @@ function storageConfig(env: Env): StorageConfig {
   };
 }
 
+/** The URL as an error may show it: scheme, host and port only (an SMTP URL carries credentials, some providers' user name is a token too). */
+function schemeAndHost(url: URL): string {
+  return `${url.protocol}//${url.host}`;
+}
+
+function publicHostname(publicUrl: string): string {
+  try {
+    return new URL(publicUrl).hostname;
+  } catch {
+    throw new ConfigError(`DAM_PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`);
+  }
+}
+
+/**
+ * DAM_SMTP_URL (`smtp://user:pass@host:port`, `smtps://…`) and DAM_SMTP_FROM (default
+ * `DAM <no-reply@host of the public URL>`); null without DAM_SMTP_URL. The password is never
+ * part of an error message.
+ */
+function mailConfig(env: Env, publicUrl: string): MailConfig | null {
+  const raw = env.DAM_SMTP_URL?.trim();
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DAM_SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:pass@host:587), got a value that is not a URL');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    throw new ConfigError(`DAM_SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:pass@host:587), got "${schemeAndHost(url)}"`);
+  }
+  if (url.hostname === '') throw new ConfigError(`DAM_SMTP_URL must name a host, got "${schemeAndHost(url)}"`);
+  const from = env.DAM_SMTP_FROM?.trim() || `DAM <no-reply@${publicHostname(publicUrl)}>`;
+  // One address, optionally after a display name (`Name <address>`); no line breaks (it becomes a header).
+  if (!/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(from)) {
+    throw new ConfigError(`DAM_SMTP_FROM must be an e-mail address, optionally after a name (DAM <no-reply@example.com>), got "${from}"`);
+  }
+  return Object.freeze({ url: raw, from });
+}
+
 function checkSecret(name: string, value: string): string {
   if (value.length < 32) throw new ConfigError(`${name} must be at least 32 characters`);
   return value;
@@ -597,5 +641,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     }),
     drives: drivesConfig(env),
     payments: paymentsConfig(env),
+    mail: mailConfig(env, publicUrl),
+    inviteTtl: intVar(env, 'DAM_INVITE_TTL', 7 * 24 * 3600, 60),
   });
 }

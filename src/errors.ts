@@ -24,6 +24,14 @@ export const ERRORS = {
   INVALID_SIGNATURE: { status: 403, message: 'The URL signature is invalid' },
   URL_EXPIRED: { status: 403, message: 'The signed URL has expired' },
   REGISTRATION_CLOSED: { status: 403, message: 'Registration is closed on this instance' },
+  /** issue #27: an instance admin disabled this account (answered to a right password only). */
+  ACCOUNT_DISABLED: { status: 403, message: 'This account is disabled; ask an administrator' },
+  /** issue #27: an admin set a temporary password: POST /auth/password first. */
+  PASSWORD_CHANGE_REQUIRED: { status: 403, message: 'Change your temporary password first (POST /auth/password)' },
+  /** issue #27: the invitation is for another e-mail than the signed-in account's. */
+  INVITATION_EMAIL_MISMATCH: { status: 403, message: 'This invitation is for another e-mail address' },
+  /** issue #27: only instance admins may do this. */
+  ADMIN_ONLY: { status: 403, message: 'Only an instance administrator may do this' },
   /** issue #14: the shared link does not allow downloads (allow_download false). */
   SHARE_DOWNLOADS_DISABLED: { status: 403, message: 'This shared link does not allow downloads' },
   /** issue #17: the change would pass a limit of the workspace's plan; the body adds limit, used and requested. */
@@ -35,12 +43,16 @@ export const ERRORS = {
   IMAGE_GEN_NOT_CONFIGURED: { status: 404, message: 'Image generation is not configured on this instance' },
   /** issue #16: this external drive's client id is not set on this instance (DAM_GDRIVE_CLIENT_ID, ...). */
   DRIVE_NOT_CONFIGURED: { status: 404, message: 'This external drive is not configured on this instance' },
+  /** issue #27: no DAM_SMTP_URL, so no e-mailed password reset (an admin makes a link: npm run admin -- reset-password). */
+  PASSWORD_RESET_UNAVAILABLE: { status: 404, message: 'Password reset by e-mail is not available on this instance; ask an administrator' },
   /** issue #17: payments are off on this instance (no DAM_STRIPE_SECRET_KEY). */
   PAYMENTS_DISABLED: { status: 404, message: 'Payments are not enabled on this instance' },
   INVALID_UPLOAD_ID: { status: 404, message: 'Unknown upload id for this asset and workspace' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state' },
   EMAIL_TAKEN: { status: 409, message: 'An account with this e-mail already exists' },
   LAST_ADMIN: { status: 409, message: 'A workspace must keep at least one admin' },
+  /** issue #27: the instance must keep one enabled instance admin. */
+  LAST_INSTANCE_ADMIN: { status: 409, message: 'The instance must keep at least one enabled instance administrator' },
   NOT_EMPTY: { status: 409, message: 'The folder is not empty' },
   /** Idempotency-Key: the first request with this key is still running (answered with Retry-After). */
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still being processed; retry later' },
@@ -50,6 +62,8 @@ export const ERRORS = {
   DRIVE_REAUTH_REQUIRED: { status: 409, message: 'The drive connection has to be authorised again' },
   /** issue #14: the shared link's max_downloads downloads have been made. */
   SHARE_DOWNLOAD_LIMIT: { status: 410, message: 'This shared link has reached its download limit' },
+  /** issue #27: an invitation or password link that is unknown, used, revoked or expired (one answer for all). */
+  LINK_INVALID: { status: 410, message: 'This link is invalid, already used, revoked or expired' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   /** issue #13: the fetched image is over DAM_PROXY_MAX_BYTES, or over the pixel limit for resizing. */
   PROXY_IMAGE_TOO_LARGE: { status: 413, message: 'The image is too large for the image proxy' },

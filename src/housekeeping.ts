@@ -4,6 +4,7 @@ import { runExclusive } from './db/leader-lock.js';
 import { deleteExpiredCounters } from './repositories/rate-limit-counters.js';
 import type { AppContext } from './context.js';
 import { deleteExpiredSessions } from './repositories/sessions.js';
+import { deleteExpiredPasswordLinks } from './repositories/password-links.js';
 import type { Services } from './services/index.js';
 import { reconcile as reconcileUsage } from './services/quota-service.js';
 
@@ -38,6 +39,7 @@ export async function runSweeps(database: DatabaseHandle, sweeps: readonly Sweep
 export function startHousekeeping(app: FastifyInstance, ctx: AppContext, services: Services): void {
   const sweeps: Sweep[] = [
     ['sessions', () => deleteExpiredSessions(ctx.db, ctx.now())],
+    ['password-links', () => deleteExpiredPasswordLinks(ctx.db, ctx.now())],
     ['idempotency', () => services.idempotency.deleteExpired()],
     ['stale-uploads', () => services.storage.sweepStaleUploads()],
     // Before the drain: a purged asset's files are queued by its deletion and removed in the same run.

@@ -117,6 +117,10 @@ describe('loadConfig', () => {
     ['DAM_MIN_PART_SIZE', '0'],
     ['DAM_MAX_FILE_SIZE', 'big'],
     ['DAM_UPLOAD_TTL', '5'],
+    ['DAM_INVITE_TTL', '59'],
+    ['DAM_INVITE_TTL', 'a week'],
+    ['DAM_SMTP_URL', 'http://mail.example.com'],
+    ['DAM_SMTP_URL', 'mail.example.com:587'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     const err = configError(env({ [name]: value }));
     expect(err.message).toContain(name);
@@ -156,6 +160,46 @@ describe('loadConfig', () => {
 
   it('accepts an explicit SQLite URL', () => {
     expect(loadConfig(env({ DATABASE_URL: 'sqlite:/tmp/elsewhere.sqlite' })).databaseUrl).toBe('sqlite:/tmp/elsewhere.sqlite');
+  });
+
+  describe('e-mail and invitations', () => {
+    it('sends no e-mail without DAM_SMTP_URL; invitations live 7 days', () => {
+      const config = loadConfig(env());
+      expect(config.mail).toBeNull();
+      expect(config.inviteTtl).toBe(7 * 24 * 3600);
+    });
+
+    it('reads DAM_INVITE_TTL in seconds, at least 60', () => {
+      expect(loadConfig(env({ DAM_INVITE_TTL: '3600' })).inviteTtl).toBe(3600);
+      expect(loadConfig(env({ DAM_INVITE_TTL: '60' })).inviteTtl).toBe(60);
+    });
+
+    it('takes an smtp:// or smtps:// URL, From defaulting to no-reply at the public host', () => {
+      const config = loadConfig(env({ DAM_SMTP_URL: 'smtp://user:pass@mail.example.com:587', DAM_PUBLIC_URL: 'https://dam.example.com/' }));
+      expect(config.mail).toEqual({ url: 'smtp://user:pass@mail.example.com:587', from: 'DAM <no-reply@dam.example.com>' });
+      expect(Object.isFrozen(config.mail)).toBe(true);
+
+      const secure = loadConfig(env({ DAM_SMTP_URL: 'smtps://mail.example.com', PORT: '9090' }));
+      expect(secure.mail).toEqual({ url: 'smtps://mail.example.com', from: 'DAM <no-reply@localhost>' });
+    });
+
+    it.each(['Acme Assets <assets@acme.example>', 'assets@acme.example', '"Acme, Inc." <assets@acme.example>'])('takes DAM_SMTP_FROM=%s', (from) => {
+      expect(loadConfig(env({ DAM_SMTP_URL: 'smtp://mail.example.com', DAM_SMTP_FROM: from })).mail?.from).toBe(from);
+    });
+
+    it.each(['nobody', 'A <a@example.com>\r\nBcc: b@example.com', 'a@example.com, b@example.com'])('refuses DAM_SMTP_FROM=%j', (from) => {
+      const err = configError(env({ DAM_SMTP_URL: 'smtp://mail.example.com', DAM_SMTP_FROM: from }));
+      expect(err.message).toContain('DAM_SMTP_FROM');
+    });
+
+    it.each(['http://user:hunter2-secret@mail.example.com', 'smtp//user:hunter2-secret@mail.example.com', 'user:hunter2-secret@mail'])(
+      'refuses DAM_SMTP_URL=%s naming the variable, never the password',
+      (url) => {
+        const err = configError(env({ DAM_SMTP_URL: url }));
+        expect(err.message).toContain('DAM_SMTP_URL');
+        expect(err.message).not.toContain('hunter2');
+      },
+    );
   });
 
   describe('DAM_JWT_SECRET', () => {

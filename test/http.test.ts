@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '../src/config.js';
+import { DOC_TAGS } from '../src/http/openapi.js';
 import { startHttpTestApp, startTestApp, type TestApp } from './helpers/app.js';
 import { dialects } from './helpers/databases.js';
 import { registerUser, type Account } from './helpers/factories.js';
@@ -142,6 +143,39 @@ describe('HTTP surface', () => {
         if (isPublic) expect(res.statusCode, `${method} ${path}`).not.toBe(401);
         else expect(res.statusCode, `${method} ${path}`).toBe(401);
       }
+    });
+
+    it('tags every operation with a tag of DOC_TAGS, and answers one tag\'s part with ?tag= (what /docs loads)', async () => {
+      const names = DOC_TAGS.map((tag) => tag.name);
+      const seen = new Set<string>();
+      let operations = 0;
+      for (const [path, methods] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(methods as Record<string, { tags?: string[] }>)) {
+          operations += 1;
+          expect(op.tags?.length, `${method} ${path} has a tag`).toBeGreaterThan(0);
+          for (const tag of op.tags ?? []) {
+            expect(names, `${method} ${path}: tag ${tag} is listed in src/http/openapi.ts DOC_TAGS`).toContain(tag);
+            seen.add(tag);
+          }
+        }
+      }
+      let parts = 0;
+      for (const name of seen) {
+        const res = await t.request({ method: 'GET', url: `/openapi.json?tag=${encodeURIComponent(name)}` });
+        expect(res.statusCode).toBe(200);
+        const part = res.json<OpenApiDoc>();
+        for (const methods of Object.values(part.paths)) {
+          for (const op of Object.values(methods as Record<string, { tags?: string[] }>)) {
+            expect(op.tags).toContain(name);
+            parts += 1;
+          }
+        }
+      }
+      // Every operation is in the part of each of its tags, so the parts cover the whole document.
+      expect(parts).toBeGreaterThanOrEqual(operations);
+      const unknown = await t.request({ method: 'GET', url: '/openapi.json?tag=nope' });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json<{ error: string }>().error).toContain('No operations are tagged "nope"');
     });
 
     it('GET /docs answers HTML without a token', async () => {

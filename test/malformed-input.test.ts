@@ -19,6 +19,8 @@ interface OpenApiParameter {
   name: string;
   required?: boolean;
   schema: Schema;
+  /** The document moves a parameter schema's example up to the parameter. */
+  example?: unknown;
 }
 interface OpenApiOperation {
   parameters?: OpenApiParameter[];
@@ -36,7 +38,12 @@ function operationsOf(doc: OpenApiDoc): Operation[] {
       ops.push({
         method: method.toUpperCase(),
         path,
-        params: (op.parameters ?? []).map((p) => ({ in: p.in as Where, name: p.name, required: Boolean(p.required), schema: p.schema })),
+        params: (op.parameters ?? []).map((p) => ({
+          in: p.in as Where,
+          name: p.name,
+          required: Boolean(p.required),
+          schema: p.example === undefined ? p.schema : { ...p.schema, examples: [p.example] },
+        })),
         json: content['application/json']?.schema,
         form: content['multipart/form-data']?.schema,
       });

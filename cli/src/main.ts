@@ -3,9 +3,12 @@ import { createDam } from '../../sdk/src/index.js';
 import { downloadCommand } from './download.js';
 import { formatBytes, table } from './format.js';
 import { ask } from './prompt.js';
-import { searchAll } from './search.js';
+import { searchPages } from './search.js';
 import { CliError, loadSession, removeSession, requireDam, saveSession } from './session.js';
 import { uploadCommand } from './upload.js';
+
+/** `dam search --all`: every hit, bounded all the same (a million documents, 4,000 pages). */
+const SEARCH_ALL_LIMIT = 1_000_000;
 
 const positiveInt = (what: string) => (value: string) => {
   if (!/^[1-9][0-9]{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`${what} must be a positive integer`);
@@ -129,6 +132,7 @@ program
   .option('--exclude <glob>', 'skip files and directories matching (repeatable)', collect, [])
   .option('--tag <tag>', 'tag every uploaded file (repeatable)', collect, [])
   .option('--dry-run', 'list what would be uploaded and skipped, change nothing', false)
+  .option('--include-hidden', 'also upload hidden files and OS debris inside directories (.DS_Store, Thumbs.db, *.tmp, __MACOSX)', false)
   .option('--state <file>', 'resume record (default: one per command line in the config directory)')
   .option('--json', 'print the summary as JSON (no progress output)', false)
   .addOption(new Option('--no-progress', 'plain lines even on a terminal'))
@@ -162,16 +166,20 @@ program
   .option('--filter <expr>', 'a filter_by expression, e.g. "file_type:=image && tags:=[beach]"')
   .option('-w, --workspace <id>', 'only this workspace', positiveInt('--workspace'))
   .option('--limit <n>', 'at most this many hits', positiveInt('--limit'), 50)
+  .option('--all', 'every hit, page after page (instead of --limit)', false)
   .option('--json', 'the hits\' documents as a JSON array', false)
   .action(
-    action(async (q: string, o: { filter?: string; workspace?: number; limit: number; json: boolean }) => {
+    action(async (q: string, o: { filter?: string; workspace?: number; limit: number; all: boolean; json: boolean }) => {
       const { dam } = await requireDam();
-      const hits = await searchAll(dam, { q, ...o });
+      const { hits, found } = await searchPages(dam, { q, filter: o.filter, workspace: o.workspace, limit: o.all ? SEARCH_ALL_LIMIT : o.limit });
       if (o.json) process.stdout.write(`${JSON.stringify(hits, null, 2)}\n`);
       else {
         const rows = hits.map((d) => [d.id, String(d.workspace_id), d.file_type, d.file_size === undefined ? '' : formatBytes(d.file_size), d.display_file_name]);
         process.stdout.write(`${table([['ID', 'WORKSPACE', 'TYPE', 'SIZE', 'NAME'], ...rows])}\n`);
       }
+      // On stderr, so that --json and pipes read the hits alone.
+      if (found > hits.length) process.stderr.write(`showing the first ${hits.length} of ${found} hits; --limit <n> or --all for more\n`);
+      else if (!o.json) process.stderr.write(`${found} ${found === 1 ? 'hit' : 'hits'}\n`);
     }),
   );
 

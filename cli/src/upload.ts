@@ -21,6 +21,8 @@ export interface UploadCommandOptions {
   include: string[];
   exclude: string[];
   dryRun: boolean;
+  /** Also hidden files and OS debris (.DS_Store, Thumbs.db, *.tmp) inside directories. */
+  includeHidden?: boolean;
   tag: string[];
   state?: string;
   json: boolean;
@@ -63,6 +65,8 @@ interface Summary {
   /** Finished by an earlier run of the same command that was interrupted. */
   resumed: { path: string; assetId: number }[];
   failed: { path: string; reason: string }[];
+  /** Hidden files and OS debris left out (without --include-hidden). */
+  hidden: string[];
   bytesUploaded: number;
   seconds: number;
 }
@@ -119,8 +123,16 @@ export async function uploadCommand(args: string[], options: UploadCommandOption
   const tty = options.progress ?? (process.stderr.isTTY === true && !options.json);
   const reporter = createReporter({ tty, quiet: options.json });
 
-  const listed = await walk(args, { recursive: options.recursive, include: options.include, exclude: options.exclude });
-  const summary: Summary = { uploaded: [], duplicates: [], resumed: [], failed: [...listed.failed.map((f) => ({ path: f.display, reason: f.reason }))], bytesUploaded: 0, seconds: 0 };
+  const listed = await walk(args, { recursive: options.recursive, include: options.include, exclude: options.exclude, includeHidden: options.includeHidden });
+  const summary: Summary = {
+    uploaded: [],
+    duplicates: [],
+    resumed: [],
+    failed: [...listed.failed.map((f) => ({ path: f.display, reason: f.reason }))],
+    hidden: listed.hidden,
+    bytesUploaded: 0,
+    seconds: 0,
+  };
   for (const f of listed.failed) reporter.event(`failed   ${f.display}: ${f.reason}`, true);
 
   const statePath = options.state ? path.resolve(options.state) : UploadState.pathFor({ url: session.url, workspaceId, folderId: options.folder, args });
@@ -361,6 +373,7 @@ function finish(summary: Summary, options: UploadCommandOptions, reporter: Repor
     `skipped as duplicate: ${summary.duplicates.length}`,
   ];
   if (summary.resumed.length > 0) lines.push(`already uploaded by the interrupted run: ${summary.resumed.length}`);
+  if (summary.hidden.length > 0) lines.push(`skipped as hidden or system files: ${summary.hidden.length} (--include-hidden uploads them)`);
   lines.push(`failed: ${summary.failed.length}`);
   for (const f of summary.failed) lines.push(`  ${f.path}: ${f.reason}`);
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -17,12 +17,30 @@ export interface WalkOptions {
   recursive: boolean;
   include: string[];
   exclude: string[];
+  /** Also hidden files and directories and operating-system debris (isSystemClutter); default: skipped. */
+  includeHidden?: boolean;
 }
 
 export interface WalkResult {
   files: LocalFile[];
   /** Paths that could not be read (a broken link, no permission): reported as failures. */
   failed: { display: string; reason: string }[];
+  /** Hidden files and directories and OS debris left out inside directories (not counted: the files under a skipped directory). */
+  hidden: string[];
+}
+
+/** Files and directories that operating systems and editors leave behind: never anyone's assets. */
+const CLUTTER_FILES = /^(thumbs\.db|ehthumbs(_vista)?\.db|desktop\.ini|icon\r|~\$.*|.*\.tmp|.*~)$/i;
+const CLUTTER_DIRS = /^(__macosx|@eadir|\$recycle\.bin|system volume information|lost\+found)$/i;
+
+/**
+ * Whether a name inside a directory is hidden (a leading dot: .DS_Store, .git, ._photo.jpg, .Trash) or OS debris
+ * (Thumbs.db, desktop.ini, *.tmp, editor backups, Office lock files ~$x.docx; __MACOSX, @eaDir, $RECYCLE.BIN), as
+ * Immich's CLI skips them. A file named on the command line is uploaded whatever its name: the user asked for it.
+ */
+export function isSystemClutter(name: string, isDirectory: boolean): boolean {
+  if (name.startsWith('.')) return true;
+  return isDirectory ? CLUTTER_DIRS.test(name) : CLUTTER_FILES.test(name);
 }
 
 /**
@@ -36,7 +54,7 @@ export async function walk(args: string[], options: WalkOptions): Promise<WalkRe
   const globOptions = { basename: true, dot: true };
   const included = options.include.length > 0 ? picomatch(options.include, globOptions) : () => true;
   const excluded = options.exclude.length > 0 ? picomatch(options.exclude, globOptions) : () => false;
-  const result: WalkResult = { files: [], failed: [] };
+  const result: WalkResult = { files: [], failed: [], hidden: [] };
   const seen = new Set<string>();
 
   const addFile = (abs: string, display: string, dirs: string[], st: { size: number; mtimeMs: number }) => {
@@ -58,6 +76,10 @@ export async function walk(args: string[], options: WalkOptions): Promise<WalkRe
       const abs = path.join(dirAbs, entry.name);
       const rel = [...inside, entry.name].join('/');
       const shown = `${display}/${entry.name}`;
+      if (!options.includeHidden && isSystemClutter(entry.name, entry.isDirectory())) {
+        result.hidden.push(shown);
+        continue;
+      }
       if (entry.isDirectory()) {
         if (options.recursive && !excluded(rel)) await visit(abs, [...inside, entry.name], [...dirs, entry.name], shown);
         continue;

@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Open while the instance has no user (the first becomes instance admin) or when DAM_ALLOW_REGISTRATION=true. Every new user gets a personal workspace in which they are admin. Sign-in attempts are limited per client address (DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW) with ONE count shared by login, registration and the social-login callback: over it, 429 RATE_LIMITED with Retry-After.
+         * @description Open while the instance has no user (the first becomes instance admin), then as the registration mode says (GET /auth/options): `open` to anyone, `domains` to e-mails of the listed domains; in `invite` and `closed` accounts come from invitations and instance admins (403 REGISTRATION_CLOSED, whose message says what to do). Until an admin sets the mode it is `open` with DAM_ALLOW_REGISTRATION=true, else `invite`. Every new user gets a personal workspace in which they are admin. Sign-in attempts are limited per client address (DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW) with ONE count shared by login, registration and the social-login callback: over it, 429 RATE_LIMITED with Retry-After.
          */
         post: {
             parameters: {
@@ -116,6 +116,7 @@ export interface paths {
                     "application/json": {
                         /** Format: email */
                         email: string;
+                        /** @description 8 to 200 characters */
                         password: string;
                         /** @description Not blank; no control or bidirectional-override characters */
                         name: string;
@@ -209,7 +210,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with e-mail and password
-         * @description Sign-in attempts are limited per client address (DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW) with ONE count shared by login, registration and the social-login callback: over it, 429 RATE_LIMITED with Retry-After. Login also counts per account (its e-mail), whatever the address.
+         * @description Sign-in attempts are limited per client address (DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW) with ONE count shared by login, registration and the social-login callback: over it, 429 RATE_LIMITED with Retry-After. Login also counts per account (its e-mail), whatever the address. A disabled account is answered 403 ACCOUNT_DISABLED (only after a right password).
          */
         post: {
             parameters: {
@@ -252,6 +253,21 @@ export interface paths {
                 };
                 /** @description Error: a message naming the problem and a stable code */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -384,6 +400,12 @@ export interface paths {
                                 name: string;
                                 /** @description E.164 (e.g. +442079460958), or null when none is set */
                                 phone: string | null;
+                                /** @description May use /admin (issue #27) */
+                                is_instance_admin: boolean;
+                                /** @description An admin set a temporary password: most requests answer 403 PASSWORD_CHANGE_REQUIRED until POST /auth/password */
+                                must_change_password: boolean;
+                                /** @description false for an account that signs in with Google only: POST /auth/password then needs no current password */
+                                has_password: boolean;
                             };
                             workspaces: {
                                 id: number;
@@ -451,6 +473,12 @@ export interface paths {
                                 name: string;
                                 /** @description E.164 (e.g. +442079460958), or null when none is set */
                                 phone: string | null;
+                                /** @description May use /admin (issue #27) */
+                                is_instance_admin: boolean;
+                                /** @description An admin set a temporary password: most requests answer 403 PASSWORD_CHANGE_REQUIRED until POST /auth/password */
+                                must_change_password: boolean;
+                                /** @description false for an account that signs in with Google only: POST /auth/password then needs no current password */
+                                has_password: boolean;
                             };
                             workspaces: {
                                 id: number;
@@ -9706,7 +9734,7 @@ export interface paths {
                                      * @description `<subject kind>.<verb>`
                                      * @enum {unknown}
                                      */
-                                    action: "asset.upload" | "asset.update" | "asset.move" | "asset.trash" | "asset.restore" | "asset.delete" | "version.upload" | "version.restore" | "version.delete" | "folder.create" | "folder.update" | "folder.move" | "folder.trash" | "folder.restore" | "folder.delete" | "collection.create" | "collection.update" | "collection.trash" | "collection.restore" | "collection.delete" | "collection.add_assets" | "collection.remove_assets" | "member.add" | "member.remove" | "member.role" | "workspace.rename" | "workspace.empty_trash" | "workspace.purge_trash" | "share.create" | "share.update" | "share.revoke";
+                                    action: "asset.upload" | "asset.update" | "asset.move" | "asset.trash" | "asset.restore" | "asset.delete" | "version.upload" | "version.restore" | "version.delete" | "folder.create" | "folder.update" | "folder.move" | "folder.trash" | "folder.restore" | "folder.delete" | "collection.create" | "collection.update" | "collection.trash" | "collection.restore" | "collection.delete" | "collection.add_assets" | "collection.remove_assets" | "member.add" | "member.remove" | "member.role" | "member.invite" | "member.uninvite" | "member.join" | "workspace.rename" | "workspace.empty_trash" | "workspace.purge_trash" | "share.create" | "share.update" | "share.revoke";
                                     actor: {
                                         /** @description The user; null for changes made by the system */
                                         id: number | null;
@@ -9718,7 +9746,7 @@ export interface paths {
                                          * @description user for member changes
                                          * @enum {unknown}
                                          */
-                                        kind: "asset" | "version" | "folder" | "collection" | "user" | "workspace" | "share";
+                                        kind: "asset" | "version" | "folder" | "collection" | "user" | "workspace" | "share" | "invitation";
                                         id: number;
                                         /** @description Its name after the change (before it, for a deletion); a version by its label */
                                         name: string;
@@ -18655,6 +18683,2723 @@ export interface paths {
                 };
                 /** @description Error: a message naming the problem and a stable code */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's invitations (admins), newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description pending (default) or all, accepted, revoked and expired included */
+                    status?: "pending" | "all";
+                };
+                header?: never;
+                path: {
+                    /** @description Numeric id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                id: number;
+                                workspace_id: number;
+                                email: string;
+                                /** @description viewer < manager < admin */
+                                role: "viewer" | "manager" | "admin";
+                                status: "pending" | "accepted" | "revoked" | "expired";
+                                invited_by: {
+                                    id: number;
+                                    name: string;
+                                } | null;
+                                /** @description Unix seconds */
+                                created_at: number;
+                                /** @description Unix seconds */
+                                expires_at: number;
+                                accepted_at: number | null;
+                                /** @description When the link was last made (created or resent) */
+                                last_sent_at: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Invite someone by e-mail with a role (admins)
+         * @description An e-mail that has an account is added to the workspace at once (`added: true`) and told by e-mail when DAM_SMTP_URL is set. Any other gets a single-use invitation link valid DAM_INVITE_TTL seconds (7 days), e-mailed when SMTP is set and always answered as `url` for the admin to copy. 409 when already a member or when an invitation to the e-mail is pending (resend it). Pending invitations count as members against the plan (402). In the `closed` registration mode only instance admins may invite an e-mail without an account (403 REGISTRATION_CLOSED). At most 100 invitations per user per hour (429).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Numeric id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        email: string;
+                        /** @description viewer < manager < admin */
+                        role: "viewer" | "manager" | "admin";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @description true: the e-mail had an account and is now a member; false: an invitation was made */
+                                added: boolean;
+                                member: {
+                                    user_id: number;
+                                    email: string;
+                                    name: string;
+                                    /** @description viewer < manager < admin */
+                                    role: "viewer" | "manager" | "admin";
+                                    created_at: number;
+                                } | null;
+                                invitation: {
+                                    id: number;
+                                    workspace_id: number;
+                                    email: string;
+                                    /** @description viewer < manager < admin */
+                                    role: "viewer" | "manager" | "admin";
+                                    status: "pending" | "accepted" | "revoked" | "expired";
+                                    invited_by: {
+                                        id: number;
+                                        name: string;
+                                    } | null;
+                                    /** @description Unix seconds */
+                                    created_at: number;
+                                    /** @description Unix seconds */
+                                    expires_at: number;
+                                    accepted_at: number | null;
+                                    /** @description When the link was last made (created or resent) */
+                                    last_sent_at: number;
+                                } | null;
+                                url: string | null;
+                                /** @description Whether an e-mail was sent (DAM_SMTP_URL set and the send succeeded) */
+                                emailed: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{id}/invitations/{invitationId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new link for a pending or expired invitation and send it again (admins); the old link stops working */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Workspace id */
+                    id: number;
+                    /** @description Invitation id */
+                    invitationId: number;
+                };
+                cookie?: never;
+            };
+            /** @description This operation takes no body; an empty JSON object is accepted */
+            requestBody: {
+                content: {
+                    "application/json": null | Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                invitation: {
+                                    id: number;
+                                    workspace_id: number;
+                                    email: string;
+                                    /** @description viewer < manager < admin */
+                                    role: "viewer" | "manager" | "admin";
+                                    status: "pending" | "accepted" | "revoked" | "expired";
+                                    invited_by: {
+                                        id: number;
+                                        name: string;
+                                    } | null;
+                                    /** @description Unix seconds */
+                                    created_at: number;
+                                    /** @description Unix seconds */
+                                    expires_at: number;
+                                    accepted_at: number | null;
+                                    /** @description When the link was last made (created or resent) */
+                                    last_sent_at: number;
+                                };
+                                url: string;
+                                emailed: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{id}/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an invitation (admins); its link stops working */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Workspace id */
+                    id: number;
+                    /** @description Invitation id */
+                    invitationId: number;
+                };
+                cookie?: never;
+            };
+            /** @description This operation takes no body; an empty JSON object is accepted */
+            requestBody: {
+                content: {
+                    "application/json": null | Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                id: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an invitation link is for: the workspace, role and e-mail
+         * @description 410 LINK_INVALID when the link is unknown, used, revoked or expired (the same answer for each). Counted with the sign-in limit per address.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The token of an invitation or password link (43 characters, base64url)
+                     * @example Xq3v9Yb0kq1m2n3o4p5q6r7s8t9u0v1w2x3y4z5A6B7
+                     */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                email: string;
+                                /** @description viewer < manager < admin */
+                                role: "viewer" | "manager" | "admin";
+                                workspace: {
+                                    id: number;
+                                    name: string;
+                                };
+                                invited_by: string | null;
+                                /** @description Unix seconds */
+                                expires_at: number;
+                                /** @description An account with this e-mail exists: sign in and join instead of accepting */
+                                account_exists: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the invitee's account, join the workspace with the invitation's role, and sign in
+         * @description The account's e-mail is the invitation's; like every account it also gets a personal workspace. The link is used up. 409 EMAIL_TAKEN when an account with the e-mail exists (sign in, then POST /invitations/{token}/join). 410 LINK_INVALID as for GET.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The token of an invitation or password link (43 characters, base64url)
+                     * @example Xq3v9Yb0kq1m2n3o4p5q6r7s8t9u0v1w2x3y4z5A6B7
+                     */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Not blank; no control or bidirectional-override characters */
+                        name: string;
+                        /** @description 8 to 200 characters */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: number;
+                                email: string;
+                                name: string;
+                            };
+                            token: string;
+                            workspaces: {
+                                id: number;
+                                name: string;
+                                /** @description viewer < manager < admin */
+                                role: "viewer" | "manager" | "admin";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/{token}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation with the signed-in account (its e-mail must be the invitation's)
+         * @description 403 INVITATION_EMAIL_MISMATCH for another e-mail; 410 LINK_INVALID as for GET. Answers the workspace as GET /workspaces lists it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description The token of an invitation or password link (43 characters, base64url)
+                     * @example Xq3v9Yb0kq1m2n3o4p5q6r7s8t9u0v1w2x3y4z5A6B7
+                     */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            /** @description This operation takes no body; an empty JSON object is accepted */
+            requestBody: {
+                content: {
+                    "application/json": null | Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                id: number;
+                                name: string;
+                                /** @description viewer < manager < admin */
+                                role: "viewer" | "manager" | "admin";
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The accounts of the instance, by e-mail
+         * @description Instance admins only (403 ADMIN_ONLY for anyone else). `q` matches a part of the e-mail or the name, whatever the case.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    q?: string;
+                    page?: number;
+                    per_page?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    id: number;
+                                    email: string;
+                                    name: string;
+                                    is_instance_admin: boolean;
+                                    disabled: boolean;
+                                    /** @description Unix seconds */
+                                    created_at: number;
+                                    last_login_at: number | null;
+                                    must_change_password: boolean;
+                                    has_password: boolean;
+                                    workspaces: {
+                                        id: number;
+                                        name: string;
+                                        /** @description viewer < manager < admin */
+                                        role: "viewer" | "manager" | "admin";
+                                    }[];
+                                    /** @description Stored bytes of the workspaces the user administers */
+                                    storage_bytes: number;
+                                }[];
+                                page: number;
+                                per_page: number;
+                                /** @description Number of items over all pages */
+                                total: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an account (with its personal workspace)
+         * @description Instance admins only (403 ADMIN_ONLY for anyone else). With `password`: a temporary password the user must change at first sign-in (until then most requests answer 403 PASSWORD_CHANGE_REQUIRED). Without: a single-use account-setup link valid DAM_INVITE_TTL seconds, e-mailed when DAM_SMTP_URL is set and always answered as `url`. 409 EMAIL_TAKEN.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        email: string;
+                        /** @description Not blank; no control or bidirectional-override characters */
+                        name: string;
+                        /** @description 8 to 200 characters */
+                        password?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                user: {
+                                    id: number;
+                                    email: string;
+                                    name: string;
+                                    is_instance_admin: boolean;
+                                    disabled: boolean;
+                                    /** @description Unix seconds */
+                                    created_at: number;
+                                    last_login_at: number | null;
+                                    must_change_password: boolean;
+                                    has_password: boolean;
+                                    workspaces: {
+                                        id: number;
+                                        name: string;
+                                        /** @description viewer < manager < admin */
+                                        role: "viewer" | "manager" | "admin";
+                                    }[];
+                                    /** @description Stored bytes of the workspaces the user administers */
+                                    storage_bytes: number;
+                                };
+                                url: string | null;
+                                emailed: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an account
+         * @description Instance admins only (403 ADMIN_ONLY for anyone else). Each workspace of which the account is the only admin goes to `transfer_to` (made its admin); without transfer_to such a workspace is deleted with its assets when the account was its only member, and the deletion is refused (409 naming them) when it has other members. Not one's own account (409).
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description The user who takes over the workspaces the deleted account alone administers */
+                    transfer_to?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description User id */
+                    userId: number;
+                };
+                cookie?: never;
+            };
+            /** @description This operation takes no body; an empty JSON object is accepted */
+            requestBody: {
+                content: {
+                    "application/json": null | Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                id: number;
+                                transferred_workspaces: number[];
+                                deleted_workspaces: number[];
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Rename, disable or enable an account, or change whether it is an instance admin
+         * @description Instance admins only (403 ADMIN_ONLY for anyone else). Disabling ends every session of the account at once (its next request is a 401) and refuses its sign-in (403 ACCOUNT_DISABLED). Nobody disables or demotes themselves (409 CONFLICT); the last enabled instance admin stays one (409 LAST_INSTANCE_ADMIN).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description User id */
+                    userId: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Not blank; no control or bidirectional-override characters */
+                        name?: string;
+                        disabled?: boolean;
+                        is_instance_admin?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                id: number;
+                                email: string;
+                                name: string;
+                                is_instance_admin: boolean;
+                                disabled: boolean;
+                                /** @description Unix seconds */
+                                created_at: number;
+                                last_login_at: number | null;
+                                must_change_password: boolean;
+                                has_password: boolean;
+                                workspaces: {
+                                    id: number;
+                                    name: string;
+                                    /** @description viewer < manager < admin */
+                                    role: "viewer" | "manager" | "admin";
+                                }[];
+                                /** @description Stored bytes of the workspaces the user administers */
+                                storage_bytes: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/admin/users/{userId}/password-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new single-use link that sets the account's password
+         * @description Instance admins only (403 ADMIN_ONLY for anyone else). Valid DAM_INVITE_TTL seconds; earlier links of the account stop working. E-mailed when DAM_SMTP_URL is set.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description User id */
+                    userId: number;
+                };
+                cookie?: never;
+            };
+            /** @description This operation takes no body; an empty JSON object is accepted */
+            requestBody: {
+                content: {
+                    "application/json": null | Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @description The single-use link */
+                                url: string;
+                                emailed: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Registration mode and what is configured
+         * @description Instance admins only (403 ADMIN_ONLY for anyone else).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @description open: anyone; domains: e-mails of registration_domains; invite: invitees only; closed: only instance admins bring people in */
+                                registration_mode: "open" | "domains" | "invite" | "closed";
+                                registration_domains: string[];
+                                /** @description Whether e-mail is configured (DAM_SMTP_URL) */
+                                smtp: boolean;
+                                public_url: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the registration mode
+         * @description Instance admins only (403 ADMIN_ONLY for anyone else). The `domains` mode needs at least one domain (400). Domains are stored lower-cased.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description open: anyone; domains: e-mails of registration_domains; invite: invitees only; closed: only instance admins bring people in */
+                        registration_mode?: "open" | "domains" | "invite" | "closed";
+                        registration_domains?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @description open: anyone; domains: e-mails of registration_domains; invite: invitees only; closed: only instance admins bring people in */
+                                registration_mode: "open" | "domains" | "invite" | "closed";
+                                registration_domains: string[];
+                                /** @description Whether e-mail is configured (DAM_SMTP_URL) */
+                                smtp: boolean;
+                                public_url: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/auth/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How accounts are made here, and whether a forgotten password can be reset by e-mail */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @description open: anyone; domains: e-mails of registration_domains; invite: invitees only; closed: only instance admins bring people in */
+                                registration: "open" | "domains" | "invite" | "closed";
+                                registration_domains: string[];
+                                /** @description Forgotten passwords can be reset by e-mail (DAM_SMTP_URL is set) */
+                                password_reset: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password; every other session ends
+         * @description `current_password` is required when the account has one (400 naming it when missing or wrong); an account that signs in with Google only sets its first password without it. Clears a temporary password's must_change_password. Counted with the sign-in limit per address.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        current_password?: string;
+                        /** @description 8 to 200 characters */
+                        new_password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                changed: true;
+                                ended_sessions: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in sessions of the account, newest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                id: string;
+                                /** @description The session of this request */
+                                current: boolean;
+                                /** @description Unix seconds */
+                                created_at: number;
+                                last_used_at: number | null;
+                                /** @description Unix seconds */
+                                expires_at: number;
+                                ip: string | null;
+                                device: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one session of the account (the current one: a logout) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A session id of GET /auth/sessions */
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            /** @description This operation takes no body; an empty JSON object is accepted */
+            requestBody: {
+                content: {
+                    "application/json": null | Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/end-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End every session of the account but this one */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description This operation takes no body; an empty JSON object is accepted */
+            requestBody: {
+                content: {
+                    "application/json": null | Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                ended: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a password link is for: the account's e-mail, reset or first setup, and its expiry
+         * @description 410 LINK_INVALID when the link is unknown, used or expired.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /**
+                     * @description The token of an invitation or password link (43 characters, base64url)
+                     * @example Xq3v9Yb0kq1m2n3o4p5q6r7s8t9u0v1w2x3y4z5A6B7
+                     */
+                    token: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                email: string;
+                                purpose: "reset" | "setup";
+                                expires_at: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * E-mail a single-use link that resets a forgotten password
+         * @description Always 202 whether or not the e-mail has an account (the mail, if any, is sent after the answer). The link is valid an hour; earlier links of the account stop working. Needs DAM_SMTP_URL: without it 404 PASSWORD_RESET_UNAVAILABLE (an admin makes a link instead). Counted with the sign-in limits per address and per e-mail.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                accepted: true;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the password through a link, end every session of the account, and sign in
+         * @description The link is used up. 410 LINK_INVALID when it is unknown, used or expired.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The token of an invitation or password link (43 characters, base64url)
+                         * @example Xq3v9Yb0kq1m2n3o4p5q6r7s8t9u0v1w2x3y4z5A6B7
+                         */
+                        token: string;
+                        /** @description 8 to 200 characters */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: number;
+                                email: string;
+                                name: string;
+                            };
+                            token: string;
+                            workspaces: {
+                                id: number;
+                                name: string;
+                                /** @description viewer < manager < admin */
+                                role: "viewer" | "manager" | "admin";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -24,6 +24,7 @@ import * as m0020 from './migrations/0020_workspace_usage.js';
 import * as m0021 from './migrations/0021_rate_limit_counters.js';
 import * as m0022 from './migrations/0022_file_hashes.js';
 import * as m0023 from './migrations/0023_queue_and_listing_indexes.js';
+import * as m0024 from './migrations/0024_team_access.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0021_rate_limit_counters': m0021,
   '0022_file_hashes': m0022,
   '0023_queue_and_listing_indexes': m0023,
+  '0024_team_access': m0024,
 };
 
 class ListProvider implements MigrationProvider {

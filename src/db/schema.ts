@@ -26,6 +26,11 @@ export interface UsersTable {
   modified_at: number;
   /** E.164 (migration 0013, issue #13); null: none given. */
   phone: Generated<string | null>;
+  /** Issue #27 (migration 0024): disabled since (Unix seconds); null: enabled. */
+  disabled_at: Generated<number | null>;
+  last_login_at: Generated<number | null>;
+  /** 1 after an admin set a temporary password: every route but a few answers 403 until it is changed. */
+  must_change_password: Generated<number>;
 }
 
 export interface SessionsTable {
@@ -34,6 +39,39 @@ export interface SessionsTable {
   created_at: number;
   expires_at: number;
   revoked_at: number | null;
+  /** Issue #27 (migration 0024): the client's address and User-Agent at sign-in, the last use (at most once a minute). */
+  ip: Generated<string | null>;
+  user_agent: Generated<string | null>;
+  last_used_at: Generated<number | null>;
+}
+
+/** Issue #27 (migration 0024): a workspace admin's invitation of an e-mail; the token is stored as its SHA-256. */
+export interface InvitationsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  email: string;
+  role: Role;
+  token_hash: string;
+  invited_by: number | null;
+  invited_by_name: string;
+  created_at: number;
+  expires_at: number;
+  last_sent_at: number;
+  accepted_at: number | null;
+  accepted_by: number | null;
+  revoked_at: number | null;
+}
+
+export type PasswordLinkPurpose = 'reset' | 'setup';
+
+/** Issue #27 (migration 0024): single-use links that set a password, stored as the SHA-256 of the token. */
+export interface PasswordLinksTable {
+  token_hash: string;
+  user_id: number;
+  purpose: PasswordLinkPurpose;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 
 export interface WorkspacesTable {
@@ -616,6 +654,8 @@ export interface RateLimitCountersTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  invitations: InvitationsTable;
+  password_links: PasswordLinksTable;
   workspaces: WorkspacesTable;
   workspace_members: WorkspaceMembersTable;
   folders: FoldersTable;
@@ -665,6 +705,8 @@ export type JobRow = Selectable<JobsTable>;
 export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;
 
 export type UserRow = Selectable<UsersTable>;
+export type InvitationRow = Selectable<InvitationsTable>;
+export type PasswordLinkRow = Selectable<PasswordLinksTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type FolderRow = Selectable<FoldersTable>;
 export type NewFolder = Insertable<FoldersTable>;

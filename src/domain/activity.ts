@@ -32,6 +32,10 @@ export const ACTIVITY_ACTIONS = [
   'member.add',
   'member.remove',
   'member.role',
+  // issue #27: invitations (subject kind `invitation`, named by the e-mail) and joining through one (subject: the new member).
+  'member.invite',
+  'member.uninvite',
+  'member.join',
   'workspace.rename',
   'workspace.empty_trash',
   'workspace.purge_trash',
@@ -42,7 +46,7 @@ export const ACTIVITY_ACTIONS = [
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 
-export const SUBJECT_KINDS = ['asset', 'version', 'folder', 'collection', 'user', 'workspace', 'share'] as const;
+export const SUBJECT_KINDS = ['asset', 'version', 'folder', 'collection', 'user', 'workspace', 'share', 'invitation'] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 
 /**

@@ -15,6 +15,8 @@ declare module 'fastify' {
      * without a token (and without `request.caller`); the route checks the signature (image proxy).
      */
     signedUrl?: boolean;
+    /** Answered to a caller who must change a temporary password first (issue #27); every other route is refused. */
+    passwordChangeExempt?: boolean;
   }
 }
 
@@ -45,5 +47,6 @@ export function installAuthHook(app: FastifyInstance, auth: AuthService): void {
     const token = bearerToken(request.headers.authorization);
     if (!token) throw appError('UNAUTHORIZED', 'Missing header Authorization: Bearer <token>');
     request.caller = await auth.authenticate(token);
+    if (request.caller.mustChangePassword && !request.routeOptions.config.passwordChangeExempt) throw appError('PASSWORD_CHANGE_REQUIRED');
   });
 }

@@ -3,8 +3,11 @@ import { LogController, type FastifyReply, type FastifyRequest, type FastifyServ
 /** Query parameters whose values never reach a log line (tokens, signatures). */
 const SECRET_PARAMS = /^(access_token|token|signature|sig|x-amz-signature|x-amz-credential|x-amz-security-token|code|state|st)$/i;
 
-/** Paths whose next segment is a shared link's key (issue #14), which opens the link: the web page and the public API. */
-const SHARE_KEY_PATH = /^(\/s\/|\/shared\/public\/)[^/?#]+/;
+/**
+ * Paths whose next segment is a secret that opens something: a shared link's key (issue #14) and an invitation's
+ * token (issue #27), on the web page and the public API.
+ */
+const SHARE_KEY_PATH = /^(\/s\/|\/shared\/public\/|\/invite\/|\/invitations\/)[^/?#]+/;
 
 /** Query parameters that carry a whole outside URL (the image proxy's): logged without that URL's query and fragment. */
 const URL_PARAMS = /^url$/i;

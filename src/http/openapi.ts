@@ -1,10 +1,56 @@
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { appError } from '../errors.js';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AppConfig } from '../config.js';
 import { docsCsp } from './security-headers.js';
 
-/** OpenAPI 3.1 built from the route schemas; served at /openapi.json, interactive docs at /docs. */
+/**
+ * The tags of the operations, in the order /docs offers them. The whole document is 700 KB, which swagger-ui takes
+ * seconds to resolve and render (issue #27: 25 s on a slow machine); /docs therefore loads one tag's document at a
+ * time (`/openapi.json?tag=<name>`), chosen in its top bar. test/http.test.ts checks that every operation's tag is here.
+ */
+export const DOC_TAGS: readonly { name: string; description: string }[] = [
+  { name: 'auth', description: 'Sign-in, registration, invitations to accept, the own account and its sessions' },
+  { name: 'workspaces', description: 'Workspaces, members and invitations' },
+  { name: 'assets', description: 'Assets: list, read, edit, move' },
+  { name: 'folders', description: 'Folders' },
+  { name: 'collections', description: 'Curated collections' },
+  { name: 'search', description: 'Typesense-style search with filters and facets' },
+  { name: 'storage', description: 'Uploads (multipart, presigned parts) and downloads' },
+  { name: 'versions', description: 'Version history of assets' },
+  { name: 'trash', description: 'The trash' },
+  { name: 'activity', description: 'The activity log' },
+  { name: 'shared links', description: 'Managing shared links' },
+  { name: 'shared links (public)', description: 'What a shared link opens, without an account' },
+  { name: 'zip', description: 'ZIP downloads, listing and extraction' },
+  { name: 'conversions', description: 'Image, video and audio conversions' },
+  { name: 'image generation', description: 'AI image generation' },
+  { name: 'image-proxy', description: 'The image proxy' },
+  { name: 'drives', description: 'External drives: connect, browse, import, send' },
+  { name: 'drive-ext-1', description: 'Google Drive' },
+  { name: 'drive-ext-2', description: 'Dropbox' },
+  { name: 'drive-ext-3', description: 'OneDrive' },
+  { name: 'payments', description: 'Plans and billing' },
+  { name: 'admin', description: 'Instance administration: accounts, registration mode, jobs' },
+  { name: 'app-links', description: 'iOS universal links and Android App Links' },
+  { name: 'phone-number', description: 'Phone number validation' },
+  { name: 'general', description: 'Browser and system of a client' },
+  { name: 'health', description: 'Health probes' },
+];
+
+/** The document with only the operations of one tag (each answer computed once: the document does not change). */
+function documentOfTag(whole: Record<string, unknown>, tag: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [path, methods] of Object.entries(whole.paths as Record<string, Record<string, { tags?: string[] }>>)) {
+    const kept = Object.fromEntries(Object.entries(methods).filter(([, op]) => op.tags?.includes(tag)));
+    if (Object.keys(kept).length > 0) paths[path] = kept;
+  }
+  return { ...whole, tags: DOC_TAGS.filter((t) => t.name === tag), paths };
+}
+
+/** OpenAPI 3.1 built from the route schemas; served at /openapi.json (one tag's part with ?tag=), interactive docs at /docs. */
 export async function registerOpenApi(app: FastifyInstance, config: AppConfig): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -28,12 +74,35 @@ export async function registerOpenApi(app: FastifyInstance, config: AppConfig): 
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       },
       security: [{ bearerAuth: [] }],
+      tags: [...DOC_TAGS],
     },
   });
   // The interactive docs are public, like the document they render.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...route.config, public: true };
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, staticCSP: docsCsp(config) });
-  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, () => app.swagger());
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: {
+      docExpansion: 'list',
+      defaultModelsExpandDepth: -1,
+      // The first is shown first.
+      urls: DOC_TAGS.map((t) => ({ name: t.name, url: `/openapi.json?tag=${encodeURIComponent(t.name)}` })),
+    },
+    staticCSP: docsCsp(config),
+  });
+  const byTag = new Map<string, Record<string, unknown>>();
+  app.get(
+    '/openapi.json',
+    { config: { public: true }, schema: { hide: true, querystring: Type.Object({ tag: Type.Optional(Type.String({ maxLength: 100 })) }) } },
+    (request) => {
+      const tag = (request.query as { tag?: string }).tag;
+      const whole = app.swagger() as unknown as Record<string, unknown>;
+      if (tag === undefined) return whole;
+      if (!DOC_TAGS.some((t) => t.name === tag)) throw appError('NOT_FOUND', `No operations are tagged ${JSON.stringify(tag)}; the tags are ${DOC_TAGS.map((t) => t.name).join(', ')}`);
+      let part = byTag.get(tag);
+      if (!part) byTag.set(tag, (part = documentOfTag(whole, tag)));
+      return part;
+    },
+  );
 }

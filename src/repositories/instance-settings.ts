@@ -18,3 +18,12 @@ export async function getSetting(db: DB, name: string): Promise<string | undefin
   const row = await db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst();
   return row?.value;
 }
+
+/** Writes `value` under `name`, replacing what was there. */
+export async function putSetting(db: DB, name: string, value: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ name, value })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value }))
+    .execute();
+}

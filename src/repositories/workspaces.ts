@@ -95,3 +95,34 @@ export async function countAdmins(db: DB, workspaceId: number): Promise<number> 
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Issue #27: the memberships of several users at once (the admin list's page), with each workspace's stored bytes. */
+export function listMembershipsOf(db: DB, userIds: number[]) {
+  if (userIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('workspace_members as m')
+    .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+    .leftJoin('workspace_usage as u', 'u.workspace_id', 'w.id')
+    .select(['m.user_id', 'w.id', 'w.name', 'm.role', 'u.storage_bytes'])
+    .where('m.user_id', 'in', userIds)
+    .orderBy('w.id')
+    .execute();
+}
+
+/** The workspaces in which the user is the only admin, with how many members each has (deleting an account). */
+export async function workspacesSolelyAdministeredBy(db: DB, userId: number): Promise<{ id: number; name: string; members: number }[]> {
+  const rows = await db
+    .selectFrom('workspace_members as m')
+    .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+    .select((eb) => [
+      'w.id',
+      'w.name',
+      eb.selectFrom('workspace_members as a').select((e) => e.fn.countAll<number | string>().as('n')).whereRef('a.workspace_id', '=', 'w.id').where('a.role', '=', 'admin').as('admins'),
+      eb.selectFrom('workspace_members as a').select((e) => e.fn.countAll<number | string>().as('n')).whereRef('a.workspace_id', '=', 'w.id').as('members'),
+    ])
+    .where('m.user_id', '=', userId)
+    .where('m.role', '=', 'admin')
+    .orderBy('w.id')
+    .execute();
+  return rows.filter((r) => Number(r.admins) === 1).map((r) => ({ id: r.id, name: r.name, members: Number(r.members) }));
+}

@@ -3,12 +3,9 @@ import { Type } from 'typebox';
 import { SIGN_IN_LIMIT, type SignInLimits } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, PlainName, ok } from '../http/schemas.js';
 import type { AuthService } from '../services/auth-service.js';
-import { UserSchema, WorkspaceItem } from './workspace-schemas.js';
-
-const Email = Type.String({ format: 'email', maxLength: 254 });
-const Password = Type.String({ minLength: 8, maxLength: 200 });
-
-const AuthResult = Type.Object({ user: UserSchema, token: Type.String(), workspaces: Type.Array(WorkspaceItem) });
+import { AuthResult, sessionOrigin } from './auth-schemas.js';
+import { Email, NewPassword as Password } from './team-schemas.js';
+import { WorkspaceItem } from './workspace-schemas.js';
 
 /** The seed 2.4 user plus the account's own fields (issue #13). */
 const AccountUser = Type.Object({
@@ -16,6 +13,9 @@ const AccountUser = Type.Object({
   email: Type.String(),
   name: Type.String(),
   phone: Type.Union([Type.String(), Type.Null()], { description: 'E.164 (e.g. +442079460958), or null when none is set' }),
+  is_instance_admin: Type.Boolean({ description: 'May use /admin (issue #27)' }),
+  must_change_password: Type.Boolean({ description: 'An admin set a temporary password: most requests answer 403 PASSWORD_CHANGE_REQUIRED until POST /auth/password' }),
+  has_password: Type.Boolean({ description: 'false for an account that signs in with Google only: POST /auth/password then needs no current password' }),
 });
 const Me = Type.Object({ user: AccountUser, workspaces: Type.Array(WorkspaceItem) });
 
@@ -30,7 +30,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: 
         tags: ['auth'],
         summary: 'Create an account',
         description:
-          'Open while the instance has no user (the first becomes instance admin) or when DAM_ALLOW_REGISTRATION=true. ' +
+          'Open while the instance has no user (the first becomes instance admin), then as the registration mode says ' +
+          '(GET /auth/options): `open` to anyone, `domains` to e-mails of the listed domains; in `invite` and `closed` accounts come ' +
+          'from invitations and instance admins (403 REGISTRATION_CLOSED, whose message says what to do). Until an admin sets the mode ' +
+          'it is `open` with DAM_ALLOW_REGISTRATION=true, else `invite`. ' +
           'Every new user gets a personal workspace in which they are admin. ' +
           SIGN_IN_LIMIT,
         body: Type.Object({ email: Email, password: Password, name: PlainName(200) }),
@@ -38,7 +41,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: 
       },
     },
     async (request, reply) => {
-      const result = await auth.register(request.body);
+      const result = await auth.register(request.body, sessionOrigin(request));
       return reply.status(201).send(result);
     },
   );
@@ -51,17 +54,20 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: 
       schema: {
         tags: ['auth'],
         summary: 'Sign in with e-mail and password',
-        description: `${SIGN_IN_LIMIT} Login also counts per account (its e-mail), whatever the address.`,
+        description:
+          `${SIGN_IN_LIMIT} Login also counts per account (its e-mail), whatever the address. ` +
+          'A disabled account is answered 403 ACCOUNT_DISABLED (only after a right password).',
         body: Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 200 }) }),
-        response: { 200: AuthResult, 401: ErrorBody, 429: ErrorBody },
+        response: { 200: AuthResult, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       },
     },
-    (request) => auth.login(request.body.email, request.body.password),
+    (request) => auth.login(request.body.email, request.body.password, sessionOrigin(request)),
   );
 
   app.post(
     '/auth/logout',
     {
+      config: { passwordChangeExempt: true },
       schema: {
         tags: ['auth'],
         summary: 'Revoke the current session; its token is refused from now on',
@@ -77,6 +83,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: 
   app.get(
     '/auth/me',
     {
+      config: { passwordChangeExempt: true },
       schema: {
         tags: ['auth'],
         summary: 'The current user and their workspaces',

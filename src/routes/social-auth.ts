@@ -1,3 +1,4 @@
+import { sessionOrigin } from './auth-schemas.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { SIGN_IN_LIMIT, type SignInLimits } from '../http/rate-limits.js';
@@ -54,6 +55,6 @@ export const socialAuthRoutes: FastifyPluginAsyncTypebox<{ social: SocialAuthSer
         response: { 200: AuthResult, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody, 502: ErrorBody },
       },
     },
-    (request) => social.callback(request.body),
+    (request) => social.callback(request.body, sessionOrigin(request)),
   );
 };

@@ -15,7 +15,7 @@ const NOT_BUILT =
  * First path segments of the client's pages (web/src/router.ts): index.html whatever the Accept header.
  * `s`: the public page of a shared link, /s/{key} (issue #14).
  */
-const CLIENT_ROUTES = new Set(['', 'login', 'register', 'social-login', 'library', 'asset', 'settings', 's']);
+const CLIENT_ROUTES = new Set(['', 'login', 'register', 'social-login', 'library', 'asset', 'settings', 's', 'invite', 'forgot-password', 'reset-password']);
 
 function firstSegment(url: string): string {
   return url.replace(/^\/+/, '').split(/[/?]/, 1)[0] ?? '';
@@ -76,7 +76,7 @@ export async function registerWebClient(
       // The client's pages may carry a provider token in the URL (/social-login): never send it on as a Referer.
       reply.header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache');
       // A shared link's page is meant for the people given its key, not for search engines.
-      if (segment === 's') reply.header('x-robots-tag', 'noindex, nofollow');
+      if (segment === 's' || segment === 'invite' || segment === 'reset-password') reply.header('x-robots-tag', 'noindex, nofollow');
       if (!built) return reply.status(503).type('text/html; charset=utf-8').send(NOT_BUILT);
       return reply.sendFile('index.html');
     };

@@ -3,8 +3,9 @@ import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/schema.js';
 import { appError } from '../errors.js';
 import { checkPhoneNumber, REASON_TEXT } from '../domain/phone-numbers.js';
-import { countUsers, findUserByEmail, findUserById, insertUser, updateUserProfile } from '../repositories/users.js';
-import { insertSession, revokeSession } from '../repositories/sessions.js';
+import { countUsers, findUserByEmail, findUserById, insertUser, recordLogin, updateUserProfile } from '../repositories/users.js';
+import { insertSession, revokeSession, touchSession, type SessionOrigin } from '../repositories/sessions.js';
+import { readRegistrationPolicy, selfRegistrationAllowed, type RegistrationMode } from './registration-policy.js';
 import { insertMember, insertWorkspace, listWorkspacesOfUser, type WorkspaceWithRole } from '../repositories/workspaces.js';
 import type { FreshReads } from './fresh-reads.js';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.js';
@@ -21,6 +22,12 @@ export interface PublicUser {
 export interface Account extends PublicUser {
   /** E.164, or null. */
   phone: string | null;
+  /** Issue #27: may use /admin. */
+  is_instance_admin: boolean;
+  /** Issue #27: an admin set a temporary password; most routes answer 403 PASSWORD_CHANGE_REQUIRED until it is changed. */
+  must_change_password: boolean;
+  /** Whether the account has a password (a Google-only account has none: POST /auth/password then needs no current one). */
+  has_password: boolean;
 }
 
 export interface AuthResult {
@@ -36,6 +43,8 @@ export interface Caller {
   name: string;
   isInstanceAdmin: boolean;
   sessionId: string;
+  /** Issue #27: an admin set a temporary password; the auth hook refuses most routes until it is changed. */
+  mustChangePassword: boolean;
   /** The change token of this request's cached reads (services/fresh-reads.ts); absent on PostgreSQL. */
   changes?: () => string;
 }
@@ -45,8 +54,25 @@ export function publicUser(u: UserRow): PublicUser {
 }
 
 function account(u: UserRow): Account {
-  return { ...publicUser(u), phone: u.phone ?? null };
+  return {
+    ...publicUser(u),
+    phone: u.phone ?? null,
+    is_instance_admin: u.is_instance_admin === 1,
+    must_change_password: u.must_change_password === 1,
+    has_password: u.password_hash !== null,
+  };
 }
+
+/** Why self-registration is refused, in the words of each mode (docs/TEAMS.md). */
+const CLOSED_BECAUSE: Record<RegistrationMode, string> = {
+  open: 'Registration is open',
+  domains: 'Registration on this instance is open to some e-mail domains only; ask a workspace admin for an invitation',
+  invite: 'Registration on this instance is by invitation only; ask a workspace admin for an invitation',
+  closed: 'Registration is closed on this instance; ask an administrator for an account',
+};
+
+/** A session's last use is written at most this often (seconds): a write per request would cost every read. */
+const TOUCH_INTERVAL = 60;
 
 /** The E.164 form of an account's phone number, or a 400 naming body.phone with the reason. */
 function accountPhone(phone: string): string {
@@ -78,10 +104,11 @@ export class AuthService {
   }
 
   /**
-   * Open while the instance has no user (that first user becomes instance admin)
-   * or when DAM_ALLOW_REGISTRATION is true. Every user gets a personal workspace.
+   * Open while the instance has no user (that first user becomes instance admin), and after that as the
+   * registration mode says (issue #27: open, or open to some e-mail domains; DAM_ALLOW_REGISTRATION=true
+   * makes `open` the default). Every user gets a personal workspace.
    */
-  async register(input: { email: string; password: string; name: string }): Promise<AuthResult> {
+  async register(input: { email: string; password: string; name: string }, origin?: SessionOrigin): Promise<AuthResult> {
     const passwordHash = await hashPassword(input.password);
     const user = await this.ctx.db.transaction().execute(async (trx) => {
       // Serialise registrations: otherwise two simultaneous ones could both see "no user yet"
@@ -89,11 +116,17 @@ export class AuthService {
       // from the unique index instead of 409).
       await this.ctx.database.support.lockTableForWrite(trx, 'users');
       const isFirst = (await countUsers(trx)) === 0;
-      if (!isFirst && !this.ctx.config.allowRegistration) throw appError('REGISTRATION_CLOSED');
+      if (!isFirst) await this.assertSelfRegistration(input.email, trx);
       if (await findUserByEmail(trx, input.email)) throw appError('EMAIL_TAKEN');
       return this.createUserWithWorkspace(trx, { ...input, passwordHash, isInstanceAdmin: isFirst });
     });
-    return this.startSession(user);
+    return this.startSession(user, origin);
+  }
+
+  /** 403 REGISTRATION_CLOSED, in words that say what to do, unless this e-mail may sign up by itself. */
+  async assertSelfRegistration(email: string, db: AppContext['db'] = this.ctx.db): Promise<void> {
+    const policy = await readRegistrationPolicy(this.ctx, db);
+    if (!selfRegistrationAllowed(policy, email)) throw appError('REGISTRATION_CLOSED', CLOSED_BECAUSE[policy.mode], { field: 'email', mode: policy.mode });
   }
 
   /** Used by register and by social login: a user and their personal workspace, in one transaction. */
@@ -108,19 +141,22 @@ export class AuthService {
     return user;
   }
 
-  async login(email: string, password: string): Promise<AuthResult> {
+  async login(email: string, password: string, origin?: SessionOrigin): Promise<AuthResult> {
     const user = await findUserByEmail(this.ctx.db, email);
     // Verify against a dummy hash when the account is unknown so timing does not reveal it.
     const ok = await verifyPassword(password, user?.password_hash ?? (await DUMMY_HASH_PROMISE));
     if (!user || !user.password_hash || !ok) throw appError('INVALID_CREDENTIALS');
-    return this.startSession(user);
+    return this.startSession(user, origin);
   }
 
-  async startSession(user: UserRow): Promise<AuthResult> {
+  /** Every sign-in ends here: a disabled account is refused (after its credentials proved who asks). */
+  async startSession(user: UserRow, origin?: SessionOrigin): Promise<AuthResult> {
+    if (user.disabled_at !== null) throw appError('ACCOUNT_DISABLED');
     const now = this.ctx.now();
     const expiresAt = now + this.ctx.config.sessionTtl;
     const sessionId = randomUUID();
-    await insertSession(this.ctx.db, { id: sessionId, userId: user.id, now, expiresAt });
+    await insertSession(this.ctx.db, { id: sessionId, userId: user.id, now, expiresAt, ...origin });
+    await recordLogin(this.ctx.db, user.id, now);
     const token = await this.ctx.tokens.sign({ userId: user.id, sessionId }, expiresAt);
     return { user: publicUser(user), token, workspaces: await listWorkspacesOfUser(this.ctx.db, user.id) };
   }
@@ -138,9 +174,12 @@ export class AuthService {
       name: user.name,
       isInstanceAdmin: user.is_instance_admin === 1,
       sessionId: claims.sessionId,
+      mustChangePassword: user.must_change_password === 1,
       ...(changes ? { changes } : {}),
     };
     this.sessionUsers.set(caller, user);
+    const now = this.ctx.now();
+    if (now - (user.session_last_used_at ?? 0) >= TOUCH_INTERVAL) await touchSession(this.ctx.db, claims.sessionId, now);
     return caller;
   }
 

@@ -25,7 +25,7 @@ export async function importRequester(db: DB, imp: ImportRequest): Promise<Calle
     if (err instanceof AppError) throw new PermanentJobError(`${imp.requested_by_name} may no longer add files to this workspace`);
     throw err;
   }
-  return { id: user.id, email: user.email, name: user.name, isInstanceAdmin: false, sessionId: '' };
+  return { id: user.id, email: user.email, name: user.name, isInstanceAdmin: false, sessionId: '', mustChangePassword: false };
 }
 
 /** The folder the import goes into: the top level when the one asked for was deleted or trashed since (nothing may be put into the trash). */

@@ -49,6 +49,11 @@ import { DriveImportRunner } from './drive-import-runner.js';
 import { PaymentService } from './payment-service.js';
 import { createPaymentProvider } from '../payments/index.js';
 import { installWriteGuard } from './access.js';
+import { createMailer } from '../mail/index.js';
+import { Outbox } from './outbox.js';
+import { InvitationService } from './invitation-service.js';
+import { AccountService } from './account-service.js';
+import { UserAdminService } from './user-admin-service.js';
 import { assertWritable } from './quota-service.js';
 
 /** Every service of the app, built once per app with explicit dependencies. */
@@ -104,6 +109,14 @@ export interface Services {
   driveImportRunner: DriveImportRunner;
   /** Plans and Stripe billing (issue #17); every operation 404 PAYMENTS_DISABLED without a Stripe key. */
   payments: PaymentService;
+  /** E-mail (issue #27, src/mail/): off without DAM_SMTP_URL; buildApp gives it the app's logger. */
+  outbox: Outbox;
+  /** Workspace invitations (issue #27). */
+  invitations: InvitationService;
+  /** The user's own password and sessions, password links (issue #27). */
+  accounts: AccountService;
+  /** Instance administration: accounts and the registration mode (issue #27). */
+  userAdmin: UserAdminService;
 }
 
 export function buildServices(ctx: AppContext): Services {
@@ -125,16 +138,19 @@ export function buildServices(ctx: AppContext): Services {
   const catalog = new CatalogService(ctx);
   const serverUpload = new ServerUploadService(ctx, store, lifecycle);
   const driveConnections = new DriveConnections(ctx);
+  const workspaces = new WorkspaceService(ctx);
+  const outbox = new Outbox(createMailer(ctx.config.mail));
+  const accounts = new AccountService(ctx, auth, outbox);
   return {
     auth,
     reads,
     // Answers kept encoded: a hit is sent without converting its JSON to bytes again.
     answers: new AnswerCache<Buffer>(ctx.database.support.changeToken?.bind(ctx.database.support), () => ctx.now(), undefined, (body) => body.length),
-    workspaces: new WorkspaceService(ctx),
+    workspaces,
     catalog,
     storage: new StorageService(ctx, store, lifecycle, writeback),
     serverUpload,
-    search: new SearchService(ctx, (ids) => versions.currentLinks(ids), reads),
+    search: new SearchService(ctx, (ids, grant) => versions.currentLinks(ids, grant), reads),
     social: new SocialAuthService(ctx, auth),
     jobs,
     versions,
@@ -142,7 +158,7 @@ export function buildServices(ctx: AppContext): Services {
     media: new MediaService(ctx, store, links),
     jobAdmin: new JobAdminService(ctx),
     idempotency: new IdempotencyService(ctx),
-    trash: new TrashService(ctx, (ids) => versions.currentLinks(ids)),
+    trash: new TrashService(ctx, (ids, grant) => versions.currentLinks(ids, grant)),
     bulk: new BulkService(ctx),
     activity: new ActivityService(ctx),
     exiftool,
@@ -165,5 +181,9 @@ export function buildServices(ctx: AppContext): Services {
     driveImports: new DriveImportService(ctx, driveConnections, jobs),
     driveImportRunner: new DriveImportRunner(ctx, driveConnections, serverUpload, versions, catalog.folders),
     payments: new PaymentService(ctx, createPaymentProvider(ctx.config.payments)),
+    outbox,
+    invitations: new InvitationService(ctx, auth, workspaces, outbox),
+    accounts,
+    userAdmin: new UserAdminService(ctx, auth, accounts, () => outbox.enabled),
   };
 }

@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import type { DB } from '../db/database.js';
-import type { UserRow } from '../db/schema.js';
+import type { Transaction } from 'kysely';
+import type { Database, UserRow } from '../db/schema.js';
 import { appError } from '../errors.js';
 import { countUsers, findUserByEmail, findUserById } from '../repositories/users.js';
 import { GoogleProvider } from '../social/google.js';
 import { ProviderUnavailable, TokenRejected, type IdentityProvider, type ProviderIdentity } from '../social/provider.js';
 import * as social from '../social/repository.js';
 import type { AuthResult, AuthService } from './auth-service.js';
+import { listPendingInvitationsOf } from '../repositories/invitations.js';
+import type { SessionOrigin } from '../repositories/sessions.js';
+import { InvitationService } from './invitation-service.js';
+import { readRegistrationPolicy } from './registration-policy.js';
 
 export type ProviderName = 'google';
 
@@ -44,7 +48,7 @@ export class SocialAuthService {
 
   async config(): Promise<SocialConfigView> {
     const google = this.ctx.config.social.google;
-    const registrationOpen = this.ctx.config.allowRegistration || (await countUsers(this.ctx.db)) === 0;
+    const registrationOpen = ['open', 'domains'].includes((await readRegistrationPolicy(this.ctx)).mode) || (await countUsers(this.ctx.db)) === 0;
     if (!google) return { provider: 'google', client_id: null, authorize_url: null, registration_open: registrationOpen };
     const url = new URL(google.authorizeUrl);
     url.searchParams.set('client_id', google.clientId);
@@ -56,7 +60,7 @@ export class SocialAuthService {
     return { provider: 'google', client_id: google.clientId, authorize_url: url.toString(), registration_open: registrationOpen };
   }
 
-  async callback(input: { access_token: string; provider: ProviderName }): Promise<AuthResult> {
+  async callback(input: { access_token: string; provider: ProviderName }, origin?: SessionOrigin): Promise<AuthResult> {
     const provider = this.providers[input.provider];
     if (!provider) {
       throw appError('VALIDATION_ERROR', `Sign-in with ${input.provider} is not configured on this instance`, { field: 'provider' });
@@ -74,7 +78,7 @@ export class SocialAuthService {
       if (!(await social.claimToken(trx, tokenHash, identity.expiresAt))) throw usedToken();
       return this.findOrCreateUser(trx, provider.name, identity, now);
     });
-    return this.auth.startSession(user);
+    return this.auth.startSession(user, origin);
   }
 
   private async verify(provider: IdentityProvider, token: string, now: number): Promise<ProviderIdentity> {
@@ -87,7 +91,7 @@ export class SocialAuthService {
     }
   }
 
-  private async findOrCreateUser(trx: DB, provider: string, identity: ProviderIdentity, now: number): Promise<UserRow> {
+  private async findOrCreateUser(trx: Transaction<Database>, provider: string, identity: ProviderIdentity, now: number): Promise<UserRow> {
     const linkedId = await social.findIdentityUserId(trx, provider, identity.subject);
     const linked = linkedId === undefined ? undefined : await findUserById(trx, linkedId);
     if (linked) {
@@ -109,10 +113,13 @@ export class SocialAuthService {
     }
 
     const isFirst = (await countUsers(trx)) === 0;
-    if (!isFirst && !this.ctx.config.allowRegistration) throw appError('REGISTRATION_CLOSED');
+    // Issue #27: a pending invitation of this (provider-verified) e-mail opens registration for it, whatever the mode.
+    const invited = (await listPendingInvitationsOf(trx, identity.email.toLowerCase(), now)).length > 0;
+    if (!isFirst && !invited) await this.auth.assertSelfRegistration(identity.email, trx);
     const name = identity.name ?? identity.email.split('@')[0] ?? identity.email;
     const user = await this.auth.createUserWithWorkspace(trx, { email: identity.email, name, passwordHash: null, isInstanceAdmin: isFirst });
     await social.insertIdentity(trx, { provider, subject: identity.subject, userId: user.id, email: identity.email, now });
+    if (invited) await InvitationService.joinAllPending(this.ctx, trx, user);
     return user;
   }
 }

@@ -214,4 +214,42 @@ describe.each(dialects)('dam CLI on %s', (dialect) => {
       await small.close();
     }
   }, 60_000);
+  it('leaves out hidden files and OS debris unless --include-hidden; search says when it shows the first N of more', async () => {
+    const src = path.join(work, 'debris');
+    await mkdir(path.join(src, '.git'), { recursive: true });
+    await mkdir(path.join(src, '__MACOSX'), { recursive: true });
+    await writeFile(path.join(src, 'keep-1.jpg'), randomBytes(64));
+    await writeFile(path.join(src, 'keep-2.jpg'), randomBytes(64));
+    for (const name of ['.DS_Store', 'Thumbs.db', 'desktop.ini', 'draft.tmp', '~$report.docx', '._keep-1.jpg']) await writeFile(path.join(src, name), randomBytes(16));
+    await writeFile(path.join(src, '.git', 'HEAD'), 'ref: refs/heads/main');
+    await writeFile(path.join(src, '__MACOSX', '._keep-2.jpg'), randomBytes(16));
+    const ws = String(owner.workspaceId);
+
+    const plain = await run(['upload', src, '-w', ws, '-r', '--json']);
+    expect(plain.code).toBe(0);
+    const summary = JSON.parse(plain.stdout) as UploadSummary & { hidden: string[] };
+    expect(summary.uploaded.map((u) => u.path).sort()).toEqual(['debris/keep-1.jpg', 'debris/keep-2.jpg']);
+    expect(summary.hidden.sort()).toEqual(
+      ['debris/.DS_Store', 'debris/.git', 'debris/._keep-1.jpg', 'debris/Thumbs.db', 'debris/__MACOSX', 'debris/desktop.ini', 'debris/draft.tmp', 'debris/~$report.docx'].sort(),
+    );
+    const words = await run(['upload', src, '-w', ws, '-r', '--dry-run']);
+    expect(words.stdout).toMatch(/skipped as hidden or system files: 8 \(--include-hidden uploads them\)/);
+
+    const all = await run(['upload', src, '-w', ws, '-r', '--include-hidden', '--json']);
+    expect(all.code).toBe(0);
+    const everything = JSON.parse(all.stdout) as UploadSummary & { hidden: string[] };
+    expect(everything.hidden).toEqual([]);
+    // The two kept files are there already (same bytes); the eight others are new, .git/HEAD and __MACOSX/._keep-2.jpg included.
+    expect(everything.uploaded).toHaveLength(8);
+    expect(everything.uploaded.map((u) => u.path)).toContain('debris/.git/HEAD');
+
+    // A search that finds more than --limit says so on stderr; --all pages through everything.
+    const total = await countAssets();
+    const some = await run(['search', '*', '-w', ws, '--limit', '3']);
+    expect(some.code).toBe(0);
+    expect(some.stderr).toContain(`showing the first 3 of ${total} hits; --limit <n> or --all for more`);
+    const every = await run(['search', '*', '-w', ws, '--all', '--json']);
+    expect(every.stderr).toBe('');
+    expect(JSON.parse(every.stdout)).toHaveLength(total);
+  }, 120_000);
 });

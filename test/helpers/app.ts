@@ -60,6 +60,9 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     drives: { google: null, dropbox: null, onedrive: null },
     // Payments off unless a test points Stripe at test/helpers/fake-stripe.ts (test/payments.test.ts).
     payments: { plans: SHIPPED_PLANS, stripe: null, graceDays: 7 },
+    // No e-mail unless a test points it at test/helpers/smtp.ts.
+    mail: null,
+    inviteTtl: 7 * 24 * 3600,
     ...overrides,
   };
   return Object.freeze(config);

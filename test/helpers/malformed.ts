@@ -61,6 +61,9 @@ export function sample(schema: Schema): unknown {
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   if (schema.default !== undefined && valid(schema, schema.default)) return schema.default;
+  // A schema's own example (a token of a fixed shape, a host name) when it is valid.
+  const example = Array.isArray(schema.examples) ? (schema.examples as unknown[])[0] : undefined;
+  if (example !== undefined && valid(schema, example)) return example;
   for (const branch of [...((schema.anyOf as Schema[]) ?? []), ...((schema.oneOf as Schema[]) ?? [])]) {
     const value = sample(branch);
     if (valid(branch, value)) return value;

@@ -1,8 +1,8 @@
 import { createApp } from 'vue';
 import App from './App.vue';
 import { configureHttp } from './api/http';
-import { buildRouter } from './router';
-import { endSession, refreshSession, session } from './stores/session';
+import { ACCOUNT, buildRouter } from './router';
+import { endSession, refreshSession, session, setMustChangePassword } from './stores/session';
 import { applySavedTheme } from './stores/theme';
 import './styles/main.css';
 
@@ -12,11 +12,21 @@ const router = buildRouter();
 
 configureHttp({
   token: () => session.token,
-  // The session ended (expired, revoked): back to sign-in, then here again.
+  // The session ended (expired, signed out elsewhere, password changed elsewhere, account disabled): back to
+  // sign-in with a word on why, then here again. Several calls may fail at once: the first one does it. Before the
+  // first navigation is done there is no page yet: the router's guard sends an auth page to sign-in by itself.
   onUnauthorized: () => {
-    endSession();
-    const here = router.currentRoute.value;
-    if (here.meta.auth) void router.replace({ path: '/login', query: { redirect: here.fullPath, expired: '1' } });
+    if (!session.token) return;
+    endSession(true);
+    void router.isReady().then(() => {
+      const here = router.currentRoute.value;
+      if (here.meta.auth) void router.replace({ path: '/login', query: { redirect: here.fullPath, expired: '1' } });
+    });
+  },
+  // Issue #27: an admin set a temporary password; every page but the account's is refused until it is changed.
+  onPasswordChangeRequired: () => {
+    setMustChangePassword(true);
+    if (router.currentRoute.value.path !== ACCOUNT) void router.replace(ACCOUNT);
   },
 });
 

@@ -1,6 +1,6 @@
 import { createRouter, createWebHistory, type RouteLocationNormalized, type Router } from 'vue-router';
 import { safeRedirect } from './auth/redirect';
-import { session } from './stores/session';
+import { session, sessionExpired } from './stores/session';
 
 declare module 'vue-router' {
   interface RouteMeta {
@@ -8,11 +8,14 @@ declare module 'vue-router' {
     auth?: boolean;
     /** Only for signed-out users (seed 4.4: /social-login is guest-only). */
     guest?: boolean;
-    /** For anyone, signed in or not, and without the session (a shared link's page). */
+    /** For anyone, signed in or not (a shared link's page, an invitation). */
     public?: boolean;
     title?: string;
   }
 }
+
+/** Where a password that must be changed is changed. */
+export const ACCOUNT = '/settings/account';
 
 // Client paths never start with an API prefix (auth, dam, storage, workspaces, ...):
 // the server serves index.html only for paths outside those (src/routes/web-client.ts).
@@ -24,6 +27,11 @@ export function buildRouter(): Router {
       { path: '/login', component: () => import('./views/LoginView.vue'), meta: { guest: true, title: 'Sign in' } },
       { path: '/register', component: () => import('./views/RegisterView.vue'), meta: { guest: true, title: 'Create account' } },
       { path: '/social-login', component: () => import('./views/SocialLoginView.vue'), meta: { guest: true, title: 'Signing in' } },
+      // Issue #27: a forgotten password, and the links that set one (?token=; also an admin's account-setup links).
+      { path: '/forgot-password', component: () => import('./views/ForgotPasswordView.vue'), meta: { guest: true, title: 'Forgot password' } },
+      { path: '/reset-password', component: () => import('./views/ResetPasswordView.vue'), meta: { guest: true, title: 'Set a password' } },
+      // An invitation to a workspace (issue #27): create an account, or join with the one signed in.
+      { path: '/invite/:token([A-Za-z0-9_-]+)', component: () => import('./views/InviteView.vue'), meta: { public: true, title: 'Invitation' } },
       { path: '/library', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Library' } },
       // The trash keeps the library's sidebar: the same page, the trash in place of the grid.
       { path: '/library/trash', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Trash' } },
@@ -31,6 +39,8 @@ export function buildRouter(): Router {
       { path: '/library/drives', component: () => import('./views/DrivesView.vue'), meta: { auth: true, title: 'Drives' } },
       { path: '/asset/:id(\\d+)', component: () => import('./views/AssetView.vue'), meta: { auth: true, title: 'Asset' } },
       { path: '/settings/account', component: () => import('./views/AccountSettingsView.vue'), meta: { auth: true, title: 'Account settings' } },
+      // The instance's users and registration (issue #27), for instance admins. Not /admin/users: that is the API's.
+      { path: '/settings/users', component: () => import('./views/AdminUsersView.vue'), meta: { auth: true, title: 'Users' } },
       { path: '/settings/:workspaceId(\\d+)?', component: () => import('./views/WorkspaceSettingsView.vue'), meta: { auth: true, title: 'Workspace settings' } },
       { path: '/settings/:workspaceId(\\d+)/shares', component: () => import('./views/SharedLinksView.vue'), meta: { auth: true, title: 'Shared links' } },
       // Plan and billing (issue #17); Stripe Checkout and the billing portal return here (?checkout=success|canceled).
@@ -43,7 +53,9 @@ export function buildRouter(): Router {
   });
 
   router.beforeEach((to: RouteLocationNormalized) => {
-    if (to.meta.auth && !session.token) return { path: '/login', query: { redirect: to.fullPath } };
+    if (to.meta.auth && !session.token) return { path: '/login', query: { redirect: to.fullPath, ...(sessionExpired() ? { expired: '1' } : {}) } };
+    // Issue #27: after an admin set a temporary password, nothing else until it is changed.
+    if (to.meta.auth && session.user?.must_change_password && to.path !== ACCOUNT) return ACCOUNT;
     if (to.meta.guest && session.token) return safeRedirect(to.query.redirect);
     return true;
   });

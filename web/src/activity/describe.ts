@@ -46,6 +46,9 @@ const TEMPLATES: Record<ActivityAction, string> = {
   'member.add': 'added {subject} to the workspace',
   'member.remove': 'removed {subject} from the workspace',
   'member.role': 'changed the role of {subject}',
+  'member.invite': 'invited {subject}',
+  'member.uninvite': 'revoked the invitation of {subject}',
+  'member.join': 'joined the workspace',
   'workspace.rename': 'renamed the workspace to {subject}',
   'workspace.empty_trash': 'emptied the trash',
   'workspace.purge_trash': 'deleted old items from the trash for good',
@@ -85,6 +88,9 @@ const IN_SENTENCE: Partial<Record<ActivityAction, string[]>> = {
   'collection.remove_assets': ['asset_ids'],
   'member.add': ['role'],
   'member.remove': ['role'],
+  'member.invite': ['role'],
+  'member.uninvite': ['role'],
+  'member.join': ['role'],
   'workspace.empty_trash': ['assets', 'folders', 'collections'],
   'workspace.purge_trash': ['assets', 'folders', 'collections'],
 };
@@ -190,6 +196,12 @@ export function describeAction(entry: ActivityEntry): string {
     }
     case 'member.add':
       if (changes.role?.after) return `added {subject} to the workspace as ${formatValue('role', changes.role.after)}`;
+      break;
+    case 'member.invite':
+      if (changes.role?.after) return `invited {subject} as ${formatValue('role', changes.role.after)}`;
+      break;
+    case 'member.join':
+      if (changes.role?.after) return `joined the workspace as ${formatValue('role', changes.role.after)}`;
       break;
     case 'workspace.empty_trash':
     case 'workspace.purge_trash':

@@ -8,6 +8,9 @@ export type RegisterRequest = BodyOf<'/auth/register', 'post'>;
 /** Only the fields given change; phone in E.164, null removes it. */
 export type AccountChanges = BodyOf<'/auth/me', 'patch'>;
 
+/** GET /auth/options (issue #27, public): who may create an account, and whether a forgotten password can be reset by e-mail. */
+export type AuthOptions = DataOf<'/auth/options', 'get'>;
+
 export const authApi = {
   login: (email: string, password: string) =>
     request<ResponseOf<'/auth/login', 'post'>>('POST', '/auth/login', { body: { email, password } satisfies BodyOf<'/auth/login', 'post'>, auth: false }),
@@ -15,6 +18,7 @@ export const authApi = {
   logout: () => requestData<DataOf<'/auth/logout', 'post'>>('POST', '/auth/logout'),
   me: () => request<Account>('GET', '/auth/me'),
   updateMe: (changes: AccountChanges) => request<ResponseOf<'/auth/me', 'patch'>>('PATCH', '/auth/me', { body: changes }),
+  options: () => requestData<AuthOptions>('GET', '/auth/options', { auth: false }),
   socialConfig: () => requestData<SocialConfig>('GET', '/auth/social/config', { auth: false }),
   /** seed 4.4 */
   socialCallback: (accessToken: string, provider: BodyOf<'/auth/social/callback', 'post'>['provider'] = 'google') =>

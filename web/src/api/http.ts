@@ -29,9 +29,11 @@ interface HttpHooks {
   token: () => string | null;
   /** Called when the session is refused (401 on an authenticated call). */
   onUnauthorized: () => void;
+  /** Called when the server refuses every call but a password change (403 PASSWORD_CHANGE_REQUIRED, issue #27). */
+  onPasswordChangeRequired: () => void;
 }
 
-const hooks: HttpHooks = { token: () => null, onUnauthorized: () => undefined };
+const hooks: HttpHooks = { token: () => null, onUnauthorized: () => undefined, onPasswordChangeRequired: () => undefined };
 
 export function configureHttp(next: Partial<HttpHooks>): void {
   Object.assign(hooks, next);
@@ -106,6 +108,7 @@ async function send(method: string, path: string, options: RequestOptions): Prom
   if (!res.ok) {
     const error = await toApiError(res);
     if (res.status === 401 && options.auth !== false && headers.authorization) hooks.onUnauthorized();
+    if (res.status === 403 && error.code === 'PASSWORD_CHANGE_REQUIRED' && headers.authorization) hooks.onPasswordChangeRequired();
     throw error;
   }
   return res;

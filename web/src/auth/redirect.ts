@@ -4,6 +4,6 @@ export function safeRedirect(value: unknown, fallback = '/library'): string {
   // (browsers drop tabs and newlines, so "/\t/evil.example" would become "//evil.example").
   // eslint-disable-next-line no-control-regex
   if (typeof value !== 'string' || !/^\/(?![/\\])[^\\\u0000-\u001f\u007f]*$/.test(value)) return fallback;
-  if (/^\/(login|register|social-login)(?=[/?#]|$)/.test(value)) return fallback;
+  if (/^\/(login|register|social-login|forgot-password|reset-password)(?=[/?#]|$)/.test(value)) return fallback;
   return value;
 }

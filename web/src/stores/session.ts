@@ -1,14 +1,20 @@
 import { computed, reactive } from 'vue';
 import { authApi } from '../api/auth';
 import { forgetProxiedImages } from '../api/image-proxy';
-import type { AuthResult, Role, User, WorkspaceItem } from '../api/types';
+import type { AccountUser, AuthResult, Role, User, WorkspaceItem } from '../api/types';
 
 const SESSION_KEY = 'dam.session';
 const WORKSPACE_KEY = 'dam.workspace';
 
+/**
+ * The user as the session keeps it: a sign-in's, then GET /auth/me's, whose flags of issue #27 (instance admin,
+ * password to change) a sign-in answer and a session stored by an earlier release do not carry.
+ */
+export type SessionUser = User & Partial<Pick<AccountUser, 'is_instance_admin' | 'must_change_password'>>;
+
 interface SessionState {
   token: string | null;
-  user: User | null;
+  user: SessionUser | null;
   workspaces: WorkspaceItem[];
   /** The workspace the library shows. */
   workspaceId: number | null;
@@ -16,7 +22,7 @@ interface SessionState {
 
 function load(): SessionState {
   try {
-    const saved = JSON.parse(localStorage.getItem(SESSION_KEY) ?? 'null') as { token: string; user: User; workspaces?: WorkspaceItem[] } | null;
+    const saved = JSON.parse(localStorage.getItem(SESSION_KEY) ?? 'null') as { token: string; user: SessionUser; workspaces?: WorkspaceItem[] } | null;
     const workspaceId = Number(localStorage.getItem(WORKSPACE_KEY)) || null;
     if (saved?.token) return { token: saved.token, user: saved.user, workspaces: saved.workspaces ?? [], workspaceId };
   } catch {
@@ -41,15 +47,24 @@ function settleWorkspace(): void {
   if (!session.workspaces.some((w) => w.id === session.workspaceId)) session.workspaceId = session.workspaces[0]?.id ?? null;
 }
 
+/** Whether the last session was ended by the server (a 401), not by the user: the sign-in page says so. */
+let endedByServer = false;
+export const sessionExpired = () => endedByServer;
+
 export function startSession(result: AuthResult): void {
+  endedByServer = false;
   session.token = result.token;
   session.user = result.user;
   session.workspaces = result.workspaces;
   settleWorkspace();
   persist();
+  // The account's flags (instance admin, password to change) come with GET /auth/me; fetched when the answer lacks them.
+  if (!('is_instance_admin' in result.user)) void refreshSession().catch(() => undefined);
 }
 
-export function endSession(): void {
+/** `expired`: the server refused the session (disabled account, password changed elsewhere, signed out remotely). */
+export function endSession(expired = false): void {
+  endedByServer = expired;
   session.token = null;
   session.user = null;
   session.workspaces = [];
@@ -75,6 +90,13 @@ export async function refreshSession(): Promise<void> {
   persist();
 }
 
+/** Issue #27: the server requires (or no longer requires) a new password before anything else. */
+export function setMustChangePassword(value: boolean): void {
+  if (!session.user || session.user.must_change_password === value) return;
+  session.user = { ...session.user, must_change_password: value };
+  persist();
+}
+
 export function selectWorkspace(id: number): void {
   if (!session.workspaces.some((w) => w.id === id)) return;
   session.workspaceId = id;
@@ -82,6 +104,8 @@ export function selectWorkspace(id: number): void {
 }
 
 export const isSignedIn = computed(() => session.token !== null);
+export const isInstanceAdmin = computed(() => session.user?.is_instance_admin === true);
+export const mustChangePassword = computed(() => session.user?.must_change_password === true);
 export const currentWorkspace = computed(() => session.workspaces.find((w) => w.id === session.workspaceId) ?? null);
 
 const RANK: Record<Role, number> = { viewer: 0, manager: 1, admin: 2 };

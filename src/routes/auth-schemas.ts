@@ -1,0 +1,16 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { SessionOrigin } from '../repositories/sessions.js';
+import { UserSchema, WorkspaceItem } from './workspace-schemas.js';
+
+/** seed 2.4: what a sign-in answers. */
+export const AuthResult = Type.Object({ user: UserSchema, token: Type.String(), workspaces: Type.Array(WorkspaceItem) });
+
+/** The longest User-Agent kept with a session. */
+const MAX_UA = 512;
+
+/** Where a sign-in comes from, kept with its session for the user's list of sessions (issue #27). */
+export function sessionOrigin(req: FastifyRequest): SessionOrigin {
+  const ua = req.headers['user-agent'];
+  return { ip: req.ip, userAgent: typeof ua === 'string' ? ua.slice(0, MAX_UA) : null };
+}

@@ -1,0 +1,38 @@
+import type { RegistrationMode } from '../api/admin';
+
+/** The instance's registration modes (issue #27), each with who may create an account. */
+export const REGISTRATION_MODES: { value: RegistrationMode; label: string; hint: string }[] = [
+  { value: 'open', label: 'Open', hint: 'Anyone can create an account.' },
+  { value: 'domains', label: 'E-mail domains', hint: 'People with an e-mail address of the domains below, and people invited to a workspace.' },
+  { value: 'invite', label: 'Invitation only', hint: 'Only people invited to a workspace; any workspace admin can invite.' },
+  { value: 'closed', label: 'Closed', hint: 'Only instance admins bring people in; workspace admins can add people who already have an account.' },
+];
+
+/** What the registration page tells a visitor who may not simply register, or null when anyone may. */
+export function registrationNotice(mode: RegistrationMode, domains: readonly string[]): string | null {
+  switch (mode) {
+    case 'open':
+      return null;
+    case 'domains':
+      return `You can create an account with an e-mail address at ${listDomains(domains)}. Otherwise, ask a workspace admin for an invitation.`;
+    case 'invite':
+      return 'Accounts are created by invitation only. Ask a workspace admin to invite you: the invitation comes with a link to create your account.';
+    case 'closed':
+      return 'Registration is closed on this instance. Ask an administrator to create an account for you.';
+  }
+}
+
+function listDomains(domains: readonly string[]): string {
+  const named = domains.map((d) => `@${d}`);
+  if (named.length <= 1) return named[0] ?? 'an allowed domain';
+  return `${named.slice(0, -1).join(', ')} or ${named.at(-1)}`;
+}
+
+/** Host names typed one a line, or separated by commas or spaces: lower-cased, without a leading @, without repeats. */
+export function parseDomains(text: string): string[] {
+  const all = text
+    .split(/[\s,;]+/)
+    .map((d) => d.trim().replace(/^@/, '').toLowerCase())
+    .filter(Boolean);
+  return [...new Set(all)];
+}
