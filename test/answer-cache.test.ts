@@ -43,18 +43,38 @@ describe.each(dialects)('answers of repeated reads on %s', (dialect) => {
     return Number(/^dam_answer_cache_size\{unit="bytes"\} (\d+)$/m.exec(text)?.[1] ?? 0);
   }
 
-  it('answers a repeated list byte for byte, from the cache on SQLite only, whoever of the members asks and in any parameter order', async () => {
-    const first = await list(team.viewer);
+  it('answers a repeated list byte for byte, from the cache on SQLite only, whichever manager or admin asks and in any parameter order', async () => {
+    const first = await list(team.manager);
     expect(first.statusCode).toBe(200);
     expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
     const before = await counts();
-    const again = await list(team.viewer);
-    const reordered = await list(team.manager, `per_page=50&workspaceId=${team.ws}`);
+    const again = await list(team.manager);
+    const reordered = await list(team.owner, `per_page=50&workspaceId=${team.ws}`);
     expect(again.body).toBe(first.body);
     expect(reordered.body).toBe(first.body);
     const after = await counts();
     expect(after.hit - before.hit).toBe(dialect === 'sqlite' ? 2 : 0);
     expect(after.miss - before.miss).toBe(dialect === 'sqlite' ? 0 : 2);
+  });
+
+  it("keeps a viewer's answers apart from the managers' (private assets, issue #27): never a cached page with another's private asset", async () => {
+    const secret = await makeAsset(t.database.db, team.ws, { display_file_name: 'secret.jpg', file_name: 'secret.jpg', visibility: 1, uploaded_by: team.manager.user.id });
+    try {
+      expect(names(await list(team.manager))).toContain('secret.jpg');
+      expect(names(await list(team.owner))).toContain('secret.jpg');
+      const viewer = await list(team.viewer);
+      expect(names(viewer)).not.toContain('secret.jpg');
+      expect(viewer.json<{ data: { total: number } }>().data.total).toBe(names(viewer).length);
+      // Repeated, the viewer's own answer comes back, not the managers'.
+      expect((await list(team.viewer)).body).toBe(viewer.body);
+      const body = { request: { q: '*', collections: ['digital_assets'] }, commonSearchParams: { per_page: 50 }, workspace_id_filter: team.ws };
+      const hitsOf = (res: { json<T>(): T }) =>
+        res.json<{ results: { hits: { document: { display_file_name: string } }[] }[] }>().results[0]!.hits.map((h) => h.document.display_file_name);
+      expect(hitsOf(await search(team.manager, body))).toContain('secret.jpg');
+      expect(hitsOf(await search(team.viewer, body))).not.toContain('secret.jpg');
+    } finally {
+      await t.database.db.deleteFrom('assets').where('id', '=', secret.id).execute();
+    }
   });
 
   it('checks who asks on every request: a cached page is no answer for an outsider or a missing token', async () => {

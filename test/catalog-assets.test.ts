@@ -97,6 +97,8 @@ describe.each(dialects)('assets on %s', (dialect) => {
         visibility: 1,
         metadata: { source: 'scanner', pages: 3 },
         created_by: 'alice',
+        // Private (visibility 1): the viewer reads it as its uploader (test/private-visibility.test.ts has the rule).
+        uploaded_by: team.viewer.user.id,
         created_at: before,
       });
       const res = await get(`/dam/assets/${asset.id}`, team.viewer.token);
@@ -194,8 +196,8 @@ describe.each(dialects)('assets on %s', (dialect) => {
         created_at: asset.created_at,
       });
       expect(data.modified_at).toBeGreaterThanOrEqual(asset.modified_at + 120);
-      // The change is stored, not just echoed.
-      expect((await get(`/dam/assets/${asset.id}`, team.viewer.token)).json<Envelope<AssetView>>().data).toEqual(data);
+      // The change is stored, not just echoed (read by the owner: the asset is private now, which hides it from the viewer).
+      expect((await get(`/dam/assets/${asset.id}`, team.owner.token)).json<Envelope<AssetView>>().data).toEqual(data);
 
       t.advanceClock(60);
       const out = await patch(asset.id, team.owner.token, { folder_id: null });

@@ -162,6 +162,9 @@ describe.each(dialects)('image generation (%s)', (dialect) => {
       .json<{ data: { items: { action: string; asset_id: number; actor: { id: number; name: string } }[] } }>()
       .data.items.filter((e) => e.action === 'asset.upload' && done.asset_ids.includes(e.asset_id));
     expect(uploads.map((e) => e.actor)).toEqual([team.manager.user, team.manager.user].map((u) => ({ id: u.id, name: u.name })));
+    // The requester brought them in (issue #27): a generated image made private stays theirs to see.
+    const uploaders = await t.database.db.selectFrom('assets').select('uploaded_by').where('id', 'in', done.asset_ids).execute();
+    expect(uploaders.map((a) => a.uploaded_by)).toEqual([team.manager.user.id, team.manager.user.id]);
   });
 
   it('fetches url answers through the safe fetcher, and refuses them when the host is not allowed', async () => {
@@ -396,6 +399,7 @@ describe.each(dialects)('image generation (%s)', (dialect) => {
       mime_type: 'image/png',
       file_size: 0,
       created_by: 'test',
+      uploaded_by: null,
       created_at: now,
       status: 'uploading',
     });

@@ -81,9 +81,11 @@ describe.each(STORE_KINDS)('server upload on the %s store', (kind) => {
     });
     const key = keyOf({ workspaceId: owner.workspaceId, assetId: data.id });
     expect(await objectExists(t, key)).toBe(true);
-    const download = await downloadRequest(t, viewer, key, owner.workspaceId);
+    const download = await downloadRequest(t, owner, key, owner.workspaceId);
     expect(download.statusCode).toBe(200);
     expect(Buffer.compare(download.rawPayload, jpeg)).toBe(0);
+    // Private (visibility 1) and the owner's: another viewer of the workspace cannot download it (issue #27).
+    expect((await downloadRequest(t, viewer, key, owner.workspaceId)).statusCode).toBe(404);
   });
 
   it('accepts comma-separated tags and files into a folder of the workspace', async () => {

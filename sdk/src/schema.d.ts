@@ -2009,7 +2009,7 @@ export interface paths {
         };
         /**
          * List the assets of a workspace (viewers and up)
-         * @description Ordered by sort_by (name, size or a date, ties by id), by id ascending without it. folder_id omitted lists every asset of the workspace, folder_id=root the assets that are in no folder, folder_id=n the assets directly in folder n (not in its subfolders). A folder_id that is not a folder of the workspace is 400 VALIDATION_ERROR with field folder_id. Not a member of the workspace: 404. Unknown query parameters are rejected (400). Assets in the trash are not listed (GET /dam/trash). Every member sees every asset: visibility is stored for sharing, it does not hide assets from members.
+         * @description Ordered by sort_by (name, size or a date, ties by id), by id ascending without it. folder_id omitted lists every asset of the workspace, folder_id=root the assets that are in no folder, folder_id=n the assets directly in folder n (not in its subfolders). A folder_id that is not a folder of the workspace is 400 VALIDATION_ERROR with field folder_id. Not a member of the workspace: 404. Unknown query parameters are rejected (400). Assets in the trash are not listed (GET /dam/trash). A private asset (visibility not 0) is listed and counted only for its uploader and the workspace's managers and admins; other viewers see the public assets and their own private ones.
          */
         get: {
             parameters: {
@@ -2062,7 +2062,7 @@ export interface paths {
                                     /** @description SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it */
                                     sha256: string | null;
                                     tags: string[];
-                                    /** @description 0 = public, any other value = private */
+                                    /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                     visibility: number;
                                     /** @description Free-form JSON object: at most 16 levels deep, 1000 keys and array items in all, and 64 KiB as JSON */
                                     metadata: {
@@ -2229,7 +2229,7 @@ export interface paths {
         };
         /**
          * One asset (viewers and up)
-         * @description With `embedded_metadata`, the tag set read from its file (lists leave it out). The embedded fields (taken_at, camera, GPS, caption…) are read by a job shortly after each upload, new version and restore; metadata_version_id says which version they come from. An asset that does not exist and an asset of a workspace the caller is not a member of both answer 404 with the same body.
+         * @description With `embedded_metadata`, the tag set read from its file (lists leave it out). The embedded fields (taken_at, camera, GPS, caption…) are read by a job shortly after each upload, new version and restore; metadata_version_id says which version they come from. An asset that does not exist, an asset of a workspace the caller is not a member of and a private asset the caller may not see all answer 404 with the same body.
          */
         get: {
             parameters: {
@@ -2276,7 +2276,7 @@ export interface paths {
                                 /** @description SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it */
                                 sha256: string | null;
                                 tags: string[];
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 /** @description Free-form JSON object: at most 16 levels deep, 1000 keys and array items in all, and 64 KiB as JSON */
                                 metadata: {
@@ -2429,7 +2429,7 @@ export interface paths {
         post?: never;
         /**
          * Move an asset to the trash, or delete it at once (managers and admins; permanent: admins)
-         * @description The asset moves to its workspace's trash (GET /dam/trash): from then on it is missing from every list, search, collection (asset_ids, asset_count) and version endpoint, and its GET, downloads and version URLs answer 404, until POST /dam/trash/restore brings it back where it was, collections included. Its files stay stored (and counted) until it is purged, DAM_TRASH_DAYS after deletion, or the trash is emptied. permanent=true (workspace admins; 403 for others) deletes it at once instead: it leaves every collection it was in, the positions of those collections are closed up, and its files are removed. An asset that does not exist and an asset of a workspace the caller is not a member of both answer 404 with the same body.
+         * @description The asset moves to its workspace's trash (GET /dam/trash): from then on it is missing from every list, search, collection (asset_ids, asset_count) and version endpoint, and its GET, downloads and version URLs answer 404, until POST /dam/trash/restore brings it back where it was, collections included. Its files stay stored (and counted) until it is purged, DAM_TRASH_DAYS after deletion, or the trash is emptied. permanent=true (workspace admins; 403 for others) deletes it at once instead: it leaves every collection it was in, the positions of those collections are closed up, and its files are removed. An asset that does not exist, an asset of a workspace the caller is not a member of and a private asset the caller may not see all answer 404 with the same body.
          */
         delete: {
             parameters: {
@@ -2562,7 +2562,7 @@ export interface paths {
         head?: never;
         /**
          * Edit an asset: display name, tags, visibility, folder, metadata, caption, creator, copyright, usage terms (managers and admins)
-         * @description Only the properties sent change; at least one is required and unknown properties are rejected (400). tags and metadata are replaced as a whole (no merge). folder_id null moves the asset out of any folder; a folder_id that is not a folder of the asset's workspace (missing, in the trash or in another workspace, indistinguishable) is 400 VALIDATION_ERROR with field folder_id. modified_at is set on every successful PATCH. file_name, mime_type, size and dimensions (hence file_type and orientation) are facts of the file, not editable here. caption, creator, copyright and usage_terms (string, or null to clear; blank counts as null) are the descriptive fields also read from the file: each one sent joins metadata_edited and is never overwritten by a later read of the file (of this or a new version); the other embedded fields are read-only, and so is embedded_metadata (not a property of this body). Answers the asset as GET does. An asset that does not exist and an asset of a workspace the caller is not a member of both answer 404 with the same body.
+         * @description Only the properties sent change; at least one is required and unknown properties are rejected (400). tags and metadata are replaced as a whole (no merge). folder_id null moves the asset out of any folder; a folder_id that is not a folder of the asset's workspace (missing, in the trash or in another workspace, indistinguishable) is 400 VALIDATION_ERROR with field folder_id. modified_at is set on every successful PATCH. file_name, mime_type, size and dimensions (hence file_type and orientation) are facts of the file, not editable here. caption, creator, copyright and usage_terms (string, or null to clear; blank counts as null) are the descriptive fields also read from the file: each one sent joins metadata_edited and is never overwritten by a later read of the file (of this or a new version); the other embedded fields are read-only, and so is embedded_metadata (not a property of this body). Answers the asset as GET does. An asset that does not exist, an asset of a workspace the caller is not a member of and a private asset the caller may not see all answer 404 with the same body.
          */
         patch: {
             parameters: {
@@ -2580,7 +2580,7 @@ export interface paths {
                         /** @description Not blank; no control or bidirectional-override characters */
                         display_file_name?: string;
                         tags?: string[];
-                        /** @description 0 = public, any other value (up to 2^31 - 1) = private */
+                        /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing (up to 2^31 - 1) */
                         visibility?: number;
                         /** @description null moves the asset out of any folder */
                         folder_id?: number | null;
@@ -2633,7 +2633,7 @@ export interface paths {
                                 /** @description SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it */
                                 sha256: string | null;
                                 tags: string[];
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 /** @description Free-form JSON object: at most 16 levels deep, 1000 keys and array items in all, and 64 KiB as JSON */
                                 metadata: {
@@ -2828,7 +2828,7 @@ export interface paths {
                                     /** @description null = top level */
                                     parent_id: number | null;
                                     name: string;
-                                    /** @description 0 = public, any other value = private */
+                                    /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                     visibility: number;
                                     tags: string[];
                                     /** @description Unix seconds */
@@ -2963,7 +2963,7 @@ export interface paths {
                          */
                         parent_id?: number | null;
                         /**
-                         * @description 0 = public, any other value (up to 2^31 - 1) = private
+                         * @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing (up to 2^31 - 1)
                          * @default 0
                          */
                         visibility?: number;
@@ -2987,7 +2987,7 @@ export interface paths {
                                 /** @description null = top level */
                                 parent_id: number | null;
                                 name: string;
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 tags: string[];
                                 /** @description Unix seconds */
@@ -3149,7 +3149,7 @@ export interface paths {
                                 /** @description null = top level */
                                 parent_id: number | null;
                                 name: string;
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 tags: string[];
                                 /** @description Unix seconds */
@@ -3413,7 +3413,7 @@ export interface paths {
                         name?: string;
                         /** @description null moves the folder to the top level */
                         parent_id?: number | null;
-                        /** @description 0 = public, any other value (up to 2^31 - 1) = private */
+                        /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing (up to 2^31 - 1) */
                         visibility?: number;
                         tags?: string[];
                     };
@@ -3435,7 +3435,7 @@ export interface paths {
                                 /** @description null = top level */
                                 parent_id: number | null;
                                 name: string;
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 tags: string[];
                                 /** @description Unix seconds */
@@ -3581,7 +3581,7 @@ export interface paths {
                                     workspace_id: number;
                                     name: string;
                                     description: string;
-                                    /** @description 0 = public, any other value = private */
+                                    /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                     visibility: number;
                                     tags: string[];
                                     asset_count: number;
@@ -3714,7 +3714,7 @@ export interface paths {
                         /** @default  */
                         description?: string;
                         /**
-                         * @description 0 = public, any other value (up to 2^31 - 1) = private
+                         * @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing (up to 2^31 - 1)
                          * @default 0
                          */
                         visibility?: number;
@@ -3737,7 +3737,7 @@ export interface paths {
                                 workspace_id: number;
                                 name: string;
                                 description: string;
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 tags: string[];
                                 asset_count: number;
@@ -3901,7 +3901,7 @@ export interface paths {
                                 workspace_id: number;
                                 name: string;
                                 description: string;
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 tags: string[];
                                 asset_count: number;
@@ -4162,7 +4162,7 @@ export interface paths {
                         /** @description Not blank; no control or bidirectional-override characters */
                         name?: string;
                         description?: string;
-                        /** @description 0 = public, any other value (up to 2^31 - 1) = private */
+                        /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing (up to 2^31 - 1) */
                         visibility?: number;
                         tags?: string[];
                     };
@@ -4183,7 +4183,7 @@ export interface paths {
                                 workspace_id: number;
                                 name: string;
                                 description: string;
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 tags: string[];
                                 asset_count: number;
@@ -4337,7 +4337,7 @@ export interface paths {
                                 workspace_id: number;
                                 name: string;
                                 description: string;
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 tags: string[];
                                 asset_count: number;
@@ -4480,7 +4480,7 @@ export interface paths {
                                 workspace_id: number;
                                 name: string;
                                 description: string;
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 tags: string[];
                                 asset_count: number;
@@ -5071,7 +5071,7 @@ export interface paths {
                         folder_id?: number | null;
                         /** @description tag and untag only (required there) */
                         tags?: string[];
-                        /** @description 0 = public, any other value (up to 2^31 - 1) = private */
+                        /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing (up to 2^31 - 1) */
                         visibility?: number;
                     };
                 };
@@ -5208,7 +5208,7 @@ export interface paths {
         put?: never;
         /**
          * Search assets, folders and collections in one request
-         * @description Answers one result per requested collection, in request order, each filtered by its own filterQuery entry. A body with only `request` is valid (q defaults to *, collections to all three). per_page defaults to 10 (at most 250), page to 1; a page past the end has no hits and the true found. Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them (not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. Every member sees every document: visibility is a filterable field, not an access rule.
+         * @description Answers one result per requested collection, in request order, each filtered by its own filterQuery entry. A body with only `request` is valid (q defaults to *, collections to all three). per_page defaults to 10 (at most 250), page to 1; a page past the end has no hits and the true found. Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them (not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. A private asset (visibility not 0) is found only by its uploader and the managers and admins of its workspace: for other viewers it is no hit, no count in found or facet_counts, no suggestion, and no asset of a duplicate_of filter.
          */
         post: {
             parameters: {
@@ -5289,7 +5289,7 @@ export interface paths {
                                         /** @description Unix seconds */
                                         created_at: number;
                                         tags: string[];
-                                        /** @description 0 = public, any other value = private */
+                                        /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                         visibility: number;
                                         orientation: string | null;
                                         folder_id: number | null;
@@ -5444,7 +5444,7 @@ export interface paths {
         put?: never;
         /**
          * Search assets
-         * @description The digital_assets result of /search-engine/search, in the {success, data} envelope; filter_by is its filter. Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them (not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. Every member sees every document: visibility is a filterable field, not an access rule.
+         * @description The digital_assets result of /search-engine/search, in the {success, data} envelope; filter_by is its filter. Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them (not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. A private asset (visibility not 0) is found only by its uploader and the managers and admins of its workspace: for other viewers it is no hit, no count in found or facet_counts, no suggestion, and no asset of a duplicate_of filter.
          */
         post: {
             parameters: {
@@ -5508,7 +5508,7 @@ export interface paths {
                                         /** @description Unix seconds */
                                         created_at: number;
                                         tags: string[];
-                                        /** @description 0 = public, any other value = private */
+                                        /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                         visibility: number;
                                         orientation: string | null;
                                         folder_id: number | null;
@@ -5663,7 +5663,7 @@ export interface paths {
         put?: never;
         /**
          * Search folders
-         * @description The digital_assets_categories result of /search-engine/search, in the {success, data} envelope; filter_by is its filter. Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them (not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. Every member sees every document: visibility is a filterable field, not an access rule.
+         * @description The digital_assets_categories result of /search-engine/search, in the {success, data} envelope; filter_by is its filter. Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them (not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. A private asset (visibility not 0) is found only by its uploader and the managers and admins of its workspace: for other viewers it is no hit, no count in found or facet_counts, no suggestion, and no asset of a duplicate_of filter.
          */
         post: {
             parameters: {
@@ -5727,7 +5727,7 @@ export interface paths {
                                         /** @description Unix seconds */
                                         created_at: number;
                                         tags: string[];
-                                        /** @description 0 = public, any other value = private */
+                                        /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                         visibility: number;
                                         orientation: string | null;
                                         folder_id: number | null;
@@ -5882,7 +5882,7 @@ export interface paths {
         put?: never;
         /**
          * Search curated collections
-         * @description The dam_collections result of /search-engine/search, in the {success, data} envelope; filter_by is its filter. Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them (not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. Every member sees every document: visibility is a filterable field, not an access rule.
+         * @description The dam_collections result of /search-engine/search, in the {success, data} envelope; filter_by is its filter. Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them (not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. A private asset (visibility not 0) is found only by its uploader and the managers and admins of its workspace: for other viewers it is no hit, no count in found or facet_counts, no suggestion, and no asset of a duplicate_of filter.
          */
         post: {
             parameters: {
@@ -5946,7 +5946,7 @@ export interface paths {
                                         /** @description Unix seconds */
                                         created_at: number;
                                         tags: string[];
-                                        /** @description 0 = public, any other value = private */
+                                        /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                         visibility: number;
                                         orientation: string | null;
                                         folder_id: number | null;
@@ -6099,7 +6099,7 @@ export interface paths {
         };
         /**
          * Completions of a prefix from tags and names
-         * @description Up to 10 strings: tags that start with q, then display names of assets, folders and collections that start with q, each in byte order, without duplicates that differ only in ASCII case. Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them (not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. Every member sees every document: visibility is a filterable field, not an access rule.
+         * @description Up to 10 strings: tags that start with q, then display names of assets, folders and collections that start with q, each in byte order, without duplicates that differ only in ASCII case. Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them (not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. A private asset (visibility not 0) is found only by its uploader and the managers and admins of its workspace: for other viewers it is no hit, no count in found or facet_counts, no suggestion, and no asset of a duplicate_of filter.
          */
         get: {
             parameters: {
@@ -7882,7 +7882,7 @@ export interface paths {
                         /** @description Folder to file the asset in */
                         folder_id?: number;
                         tags?: string;
-                        /** @description 0 = public, any other value (up to 2^31 - 1) = private */
+                        /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing (up to 2^31 - 1) */
                         visibility?: number;
                         /** @description Not blank; no control or bidirectional-override characters */
                         display_file_name?: string;
@@ -7923,7 +7923,7 @@ export interface paths {
                                 /** @description SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it */
                                 sha256: string | null;
                                 tags: string[];
-                                /** @description 0 = public, any other value = private */
+                                /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
                                 /** @description Free-form JSON object: at most 16 levels deep, 1000 keys and array items in all, and 64 KiB as JSON */
                                 metadata: {
@@ -8649,7 +8649,7 @@ export interface paths {
                             /** @description SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it */
                             sha256: string | null;
                             tags: string[];
-                            /** @description 0 = public, any other value = private */
+                            /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                             visibility: number;
                             /** @description Free-form JSON object: at most 16 levels deep, 1000 keys and array items in all, and 64 KiB as JSON */
                             metadata: {
@@ -9387,13 +9387,15 @@ export interface paths {
         };
         /**
          * A version's file, thumbnail, preview or video preview, by signed URL
-         * @description The URLs come from version objects and the preview endpoint; the signature covers the path and the expiry. A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206. Served inline only for raster images, audio and video (by the recorded, sniffed type); HTML, SVG, XML and JavaScript, and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP. For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404.
+         * @description The URLs come from version objects and the preview endpoint; the signature covers the path and the expiry. A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206. Served inline only for raster images, audio and video (by the recorded, sniffed type); HTML, SVG, XML and JavaScript, and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP. For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404. `grant` (signed with the rest) says what the URL was handed out under, checked on every use: `u<id>`, a member, served while that user still sees the asset (a private asset: its uploader, managers and admins of its workspace); `public`, a shared link, served while the asset is public. Otherwise 404.
          */
         get: {
             parameters: {
                 query?: {
                     expires?: string;
                     signature?: string;
+                    /** @description u<user id> (a member) or public (a shared link) */
+                    grant?: string;
                 };
                 header?: never;
                 path: {
@@ -12151,7 +12153,7 @@ export interface paths {
         put?: never;
         /**
          * Create a shared link: a public URL to assets, a folder, a collection or one version (managers and admins)
-         * @description Exactly one target: asset_ids (those assets, in that order), folder_id (the folder and every folder below it), collection_id, or version_id (that version of its asset, still shown after newer versions are uploaded). The target must be in the workspace and not in the trash (else 400 naming the field). Anyone with the answered url can open the link without an account until it expires or is revoked; give a password to require it as well. Items deleted or moved to the trash later disappear from the link; a link whose folder, collection or version is deleted or in the trash answers 404 until it is restored. expires_at defaults to 30 days from now; null (never) only for workspace admins. Records share.create in the activity log. Managers and admins of the workspace; viewers get 403. A link of a workspace the caller is not a member of answers 404, as a missing one. Safe to retry with an `Idempotency-Key` header (see its description).
+         * @description Exactly one target: asset_ids (those assets, in that order), folder_id (the folder and every folder below it), collection_id, or version_id (that version of its asset, still shown after newer versions are uploaded). The target must be in the workspace and not in the trash (else 400 naming the field). Anyone with the answered url can open the link without an account until it expires or is revoked; give a password to require it as well. Items deleted or moved to the trash later disappear from the link; a link whose folder, collection or version is deleted or in the trash answers 404 until it is restored. Only public assets (visibility 0) reach a link: asset_ids or a version_id naming a private asset is 400 VALIDATION_ERROR with field and private_asset_ids (the private ones); a folder or collection shows only its public assets, and an asset made private later leaves the link (its media URLs stop too; a version link then answers 404). expires_at defaults to 30 days from now; null (never) only for workspace admins. Records share.create in the activity log. Managers and admins of the workspace; viewers get 403. A link of a workspace the caller is not a member of answers 404, as a missing one. Safe to retry with an `Idempotency-Key` header (see its description).
          */
         post: {
             parameters: {

@@ -25,6 +25,7 @@ import * as m0021 from './migrations/0021_rate_limit_counters.js';
 import * as m0022 from './migrations/0022_file_hashes.js';
 import * as m0023 from './migrations/0023_queue_and_listing_indexes.js';
 import * as m0024 from './migrations/0024_team_access.js';
+import * as m0025 from './migrations/0025_asset_uploader.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0022_file_hashes': m0022,
   '0023_queue_and_listing_indexes': m0023,
   '0024_team_access': m0024,
+  '0025_asset_uploader': m0025,
 };
 
 class ListProvider implements MigrationProvider {

@@ -136,6 +136,13 @@ export interface AssetsTable {
   deleted_at: number | null;
   /** Who trashed it (users.id); null when not trashed or the account is gone. */
   deleted_by: number | null;
+  /**
+   * Who brought it in (users.id; migration 0025, issue #27): the uploader, or whoever asked for the conversion, generation
+   * or import that made it. Null for assets older than the column (created_by is only a display name) or when the
+   * account is gone. A private asset (visibility not 0) is visible to its uploader, managers and admins only
+   * (src/domain/asset-visibility.ts).
+   */
+  uploaded_by: Generated<number | null>;
   // Embedded metadata (migration 0011, issue #12): read by ExifTool from the current file.
   /** Date taken, Unix seconds (DateTimeOriginal/CreateDate, with its offset when the file has one). */
   taken_at: Generated<number | null>;

@@ -52,8 +52,17 @@ export const Role = Type.Union([Type.Literal('viewer'), Type.Literal('manager'),
   description: 'viewer < manager < admin',
 });
 
+/**
+ * What `visibility` means (issue #27; docs/ARCHITECTURE.md, "Private assets"; the rule is domain/asset-visibility.ts).
+ * Folders and collections carry the same field as a label: it hides nothing, their assets show by their own visibility.
+ */
+export const VISIBILITY_MEANING =
+  '0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = ' +
+  'private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist ' +
+  '(404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing';
+
 /** Stored as a 32-bit integer on PostgreSQL; 0 and 1 are what clients use. */
-const visibilityOptions = { minimum: 0, maximum: 2_147_483_647, description: '0 = public, any other value (up to 2^31 - 1) = private' };
+const visibilityOptions = { minimum: 0, maximum: 2_147_483_647, description: `${VISIBILITY_MEANING} (up to 2^31 - 1)` };
 export const Visibility = Type.Integer(visibilityOptions);
 /** Visibility of something being created: public unless said otherwise. */
 export const NewVisibility = Type.Integer({ ...visibilityOptions, default: 0 });

@@ -6,8 +6,32 @@ import { UrlSigner, cacheableExpiry, secondsLeft } from '../storage/signed-url.j
 export type MediaKind = 'file' | 'thumbnail' | 'preview' | 'video';
 
 /**
+ * What a media URL was handed out under (issue #27, private assets), checked again each time it is used:
+ * a member (`userId`: the URL serves while that user still sees the asset, as a member of its workspace
+ * whose role shows it) or a public surface (`public`: a shared link; the URL serves while the asset is public).
+ * So a URL made for a manager never outlives the manager's grant, and one handed to a shared link's visitor
+ * stops serving once its asset turns private.
+ */
+export type MediaGrant = { readonly userId: number } | 'public';
+
+/** The `grant` query parameter of a media URL: `public`, or `u` and the user id. */
+export const GRANT_PATTERN = '^(public|u[1-9][0-9]{0,15})$';
+
+export function grantText(grant: MediaGrant): string {
+  return grant === 'public' ? 'public' : `u${grant.userId}`;
+}
+
+/** The grant a `grant` parameter names, or undefined when it names none. */
+export function parseGrant(text: unknown): MediaGrant | undefined {
+  if (typeof text !== 'string' || !new RegExp(GRANT_PATTERN).test(text)) return undefined;
+  if (text === 'public') return 'public';
+  const userId = Number(text.slice(1));
+  return Number.isSafeInteger(userId) ? { userId } : undefined;
+}
+
+/**
  * URLs of a version's file and renditions that work in an <img> or <video> tag without a
- * bearer token (issue #5): HMAC-signed over GET + path + expiry with a key of their own
+ * bearer token (issue #5): HMAC-signed over GET + path + grant + expiry with a key of their own
  * (src/storage/signed-url.ts), served by the public /media routes. Icons need no signature.
  */
 export class MediaLinks {
@@ -26,15 +50,19 @@ export class MediaLinks {
     return `/media/versions/${versionId}/${kind}`;
   }
 
-  /** Valid for at least the TTL; the same URL for a while (cacheableExpiry). */
-  signed(versionId: number, kind: MediaKind): string {
+  /** Valid for at least the TTL; the same URL for a while (cacheableExpiry). The grant is signed with the path. */
+  signed(versionId: number, kind: MediaKind, grant: MediaGrant): string {
     const path = MediaLinks.path(versionId, kind);
+    const text = grantText(grant);
     const expires = cacheableExpiry(this.now(), this.ttlSeconds);
-    return `${this.baseUrl}${path}?${this.signer.sign('GET', path, expires)}`;
+    return `${this.baseUrl}${path}?${this.signer.sign('GET', `${path}?grant=${text}`, expires)}&grant=${text}`;
   }
 
-  verify(versionId: number, kind: MediaKind, expires: unknown, signature: unknown): 'ok' | 'expired' | 'invalid' {
-    return this.signer.verify('GET', MediaLinks.path(versionId, kind), expires, signature, this.now());
+  /** The signature over the path, the grant (`grant` as the URL gave it) and the expiry. */
+  verify(versionId: number, kind: MediaKind, grant: unknown, expires: unknown, signature: unknown): 'ok' | 'expired' | 'invalid' {
+    const parsed = parseGrant(grant);
+    if (!parsed) return 'invalid';
+    return this.signer.verify('GET', `${MediaLinks.path(versionId, kind)}?grant=${grantText(parsed)}`, expires, signature, this.now());
   }
 
   /** Seconds until a verified URL expires (for Cache-Control). */

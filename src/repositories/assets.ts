@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { AssetRow, AssetsTable } from '../db/schema.js';
+import { visibleAssetsSql, type AssetSight } from '../domain/asset-visibility.js';
 import { fileTypeOf, orientationOf } from '../domain/file-types.js';
 import { sortKey } from '../domain/sort-key.js';
 import type { Sort } from '../domain/sort-orders.js';
@@ -34,7 +35,7 @@ const RECORD_COLUMNS = [
   'width', 'height', 'orientation', 'page_count', 'tags', 'visibility', 'metadata', 'storage_key', 'status', 'created_by',
   'created_at', 'modified_at', 'deleted_at', 'deleted_by', 'taken_at', 'camera_make', 'camera_model', 'lens', 'iso',
   'exposure', 'aperture', 'focal_length', 'gps_lat', 'gps_lon', 'duration', 'color_space', 'caption', 'creator',
-  'copyright', 'usage_terms', 'keywords', 'metadata_edited', 'metadata_version_id', 'sha256',
+  'copyright', 'usage_terms', 'keywords', 'metadata_edited', 'metadata_version_id', 'sha256', 'uploaded_by',
 ] as const satisfies readonly (keyof AssetsTable)[];
 type Unlisted = Exclude<keyof AssetsTable, (typeof RECORD_COLUMNS)[number] | 'embedded_metadata'>;
 // A column added to the assets table must be listed in RECORD_COLUMNS: this line stops compiling otherwise.
@@ -58,6 +59,11 @@ export interface NewAssetValues {
   /** Defaults to 'ready'. The upload feature creates 'uploading' assets, which the catalog does not show. */
   status?: 'uploading' | 'ready';
   created_by: string;
+  /**
+   * The user who brought the asset in (migration 0025): the uploader, or whoever asked for the conversion, generation
+   * or import that made it; null only when there is no such user. A private asset is visible to them (domain/asset-visibility.ts).
+   */
+  uploaded_by: number | null;
   created_at: number;
   /** Defaults to created_at. */
   modified_at?: number;
@@ -138,6 +144,7 @@ export async function insertAsset(db: DB, values: NewAssetValues): Promise<Asset
       storage_key: values.storage_key ?? null,
       status: values.status ?? 'ready',
       created_by: values.created_by,
+      uploaded_by: values.uploaded_by,
       created_at: values.created_at,
       modified_at: values.modified_at ?? values.created_at,
     })
@@ -156,57 +163,66 @@ export async function findAsset(db: DB, id: number): Promise<AssetRecord | undef
   return row && toRecord(row);
 }
 
+type FolderShape = 'any' | 'root' | 'one';
+/** Whether a statement keeps to what a viewer sees (domain/asset-visibility.ts): a shape of its own, the user a parameter. */
+type SightShape = AssetSight['kind'];
+
 /**
- * The page statement of each list shape (folder filter × order), built and compiled once (db/prepared.ts):
- * Kysely building the same 43-column select on every GET /dam/assets was a tenth of its CPU (issue #18).
+ * The page and count statements of each list shape (folder filter × order × sight), built and compiled once
+ * (db/prepared.ts): Kysely building the same 43-column select on every GET /dam/assets was a tenth of its CPU
+ * (issue #18).
  */
 const listPages = new Map<string, ReturnType<typeof listPage>>();
+const listCounts = new Map<string, ReturnType<typeof listCount>>();
 
-function listPage(folder: 'any' | 'root' | 'one', sort: Sort | undefined) {
-  return prepared((db: DB, workspaceId: number, folderId: number, limit: number, offset: number) => {
-    let q = listed(db, workspaceId);
-    if (folder === 'root') q = q.where('folder_id', 'is', null);
-    else if (folder === 'one') q = q.where('folder_id', '=', folderId);
-    let page = q.select(RECORD_COLUMNS);
+function listPage(folder: FolderShape, sort: Sort | undefined, sight: SightShape) {
+  return prepared((db: DB, workspaceId: number, folderId: number, userId: number, limit: number, offset: number) => {
+    let page = listed(db, workspaceId, folder, folderId, sight, userId).select(RECORD_COLUMNS);
     for (const { by, direction } of listOrder(sort)) page = page.orderBy(by, direction);
     return page.limit(limit).offset(offset);
   });
 }
 
-const countListed = {
-  any: prepared((db: DB, workspaceId: number) => listed(db, workspaceId).select((eb) => eb.fn.countAll<number | string>().as('n'))),
-  root: prepared((db: DB, workspaceId: number) =>
-    listed(db, workspaceId).where('folder_id', 'is', null).select((eb) => eb.fn.countAll<number | string>().as('n')),
-  ),
-  one: prepared((db: DB, workspaceId: number, folderId: number) =>
-    listed(db, workspaceId).where('folder_id', '=', folderId).select((eb) => eb.fn.countAll<number | string>().as('n')),
-  ),
-};
-
-/** What a listing shows: ready, not in the trash (served by assets_listed_idx, migration 0023). */
-function listed(db: DB, workspaceId: number) {
-  // 'ready' as a literal: the prepared statements bind their arguments only, and it matches the index's predicate.
-  return db.selectFrom('assets').where('workspace_id', '=', workspaceId).where('status', '=', sql.lit('ready')).where('deleted_at', 'is', null);
+function listCount(folder: FolderShape, sight: SightShape) {
+  return prepared((db: DB, workspaceId: number, folderId: number, userId: number) =>
+    listed(db, workspaceId, folder, folderId, sight, userId).select((eb) => eb.fn.countAll<number | string>().as('n')),
+  );
 }
 
-/** folderId: undefined = every asset of the workspace, null = assets outside any folder, n = assets directly in folder n. */
+/** What a listing shows: ready, not in the trash (served by assets_listed_idx, migration 0023), in the folder, visible. */
+function listed(db: DB, workspaceId: number, folder: FolderShape, folderId: number, sight: SightShape, userId: number) {
+  // 'ready' as a literal: the prepared statements bind their arguments only, and it matches the index's predicate.
+  let q = db.selectFrom('assets').where('workspace_id', '=', workspaceId).where('status', '=', sql.lit('ready')).where('deleted_at', 'is', null);
+  if (folder === 'root') q = q.where('folder_id', 'is', null);
+  else if (folder === 'one') q = q.where('folder_id', '=', folderId);
+  const visible = visibleAssetsSql(sight === 'public-and-own' ? { kind: sight, userId } : { kind: sight });
+  return visible ? q.where(visible) : q;
+}
+
+/**
+ * folderId: undefined = every asset of the workspace, null = assets outside any folder, n = assets directly in folder n.
+ * Only the assets `sight` sees, in the page and in the total.
+ */
 export async function listAssets(
   db: DB,
   workspaceId: number,
   folderId: number | null | undefined,
   window: PageWindow,
+  sight: AssetSight,
 ): Promise<{ items: AssetRecord[]; total: number }> {
   const folder = folderId === undefined ? 'any' : folderId === null ? 'root' : 'one';
-  const key = `${folder} ${window.sort?.field ?? ''} ${window.sort?.direction ?? ''}`;
+  const userId = sight.kind === 'public-and-own' ? sight.userId : 0;
+  const key = `${folder} ${sight.kind} ${window.sort?.field ?? ''} ${window.sort?.direction ?? ''}`;
   let page = listPages.get(key);
-  if (!page) listPages.set(key, (page = listPage(folder, window.sort)));
-  const rows = await page(db, workspaceId, folderId ?? 0, window.limit, window.offset);
+  if (!page) listPages.set(key, (page = listPage(folder, window.sort, sight.kind)));
+  const rows = await page(db, workspaceId, folderId ?? 0, userId, window.limit, window.offset);
   // A page that is not full ends the list, so it tells the total without counting (most lists of a small
   // workspace are one such page), unless it is empty past the first page; otherwise count.
-  const total =
-    rows.length < window.limit && (rows.length > 0 || window.offset === 0)
-      ? window.offset + rows.length
-      : Number((await (folder === 'one' ? countListed.one(db, workspaceId, folderId as number) : countListed[folder](db, workspaceId)))[0]!.n);
+  if (rows.length < window.limit && (rows.length > 0 || window.offset === 0)) return { items: rows.map(toRecord), total: window.offset + rows.length };
+  const countKey = `${folder} ${sight.kind}`;
+  let count = listCounts.get(countKey);
+  if (!count) listCounts.set(countKey, (count = listCount(folder, sight.kind)));
+  const total = Number((await count(db, workspaceId, folderId ?? 0, userId))[0]!.n);
   return { items: rows.map(toRecord), total };
 }
 
@@ -235,6 +251,17 @@ export async function deleteAsset(db: DB, workspaceId: number, id: number): Prom
 export async function assetIdsInWorkspace(db: DB, workspaceId: number, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
   const rows = await shownIn(db, workspaceId, ids).select('id').execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Of `ids`, those of assets of the workspace that `sight` sees (whatever their state: trashed and uploading ones too,
+ * as the records that name them, such as the activity log or an import, may). All of them for a sight of every asset.
+ */
+export async function visibleAmong(db: DB, workspaceId: number, sight: AssetSight, ids: readonly number[]): Promise<Set<number>> {
+  const visible = visibleAssetsSql(sight);
+  if (!visible || ids.length === 0) return new Set(ids);
+  const rows = await db.selectFrom('assets').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', [...new Set(ids)]).where(visible).execute();
   return new Set(rows.map((r) => r.id));
 }
 

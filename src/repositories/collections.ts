@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { CollectionRow } from '../db/schema.js';
+import { visibleAssetsSql, type AssetSight } from '../domain/asset-visibility.js';
 import { sortKey } from '../domain/sort-key.js';
 import { parseTags, type PageWindow } from './assets.js';
 import { listOrder } from './list-order.js';
@@ -10,7 +11,8 @@ import { listOrder } from './list-order.js';
  * Positions are dense: 0..n-1 in each collection, kept so by `renumber`.
  * Collections in the trash are not found or listed; members in the trash keep
  * their row and position (a restore brings them back in place) but are not
- * listed or counted.
+ * listed or counted. Members are listed and counted as a sight sees them
+ * (domain/asset-visibility.ts): a viewer's counts leave out others' private assets.
  */
 export interface CollectionRecord extends Omit<CollectionRow, 'tags'> {
   tags: string[];
@@ -33,19 +35,20 @@ export interface CollectionPatch {
   tags?: string[];
 }
 
-function withCount(db: DB) {
+function withCount(db: DB, sight: AssetSight) {
+  const visible = visibleAssetsSql(sight, 'a');
   return db
     .selectFrom('collections as c')
     .selectAll('c')
-    .select((eb) =>
-      eb
+    .select((eb) => {
+      const members = eb
         .selectFrom('collection_assets as ca')
         .innerJoin('assets as a', 'a.id', 'ca.asset_id')
         .select((eb2) => eb2.fn.countAll<number | string>().as('n'))
         .whereRef('ca.collection_id', '=', 'c.id')
-        .where('a.deleted_at', 'is', null)
-        .as('asset_count'),
-    )
+        .where('a.deleted_at', 'is', null);
+      return (visible ? members.where(visible) : members).as('asset_count');
+    })
     .where('c.deleted_at', 'is', null);
 }
 
@@ -71,13 +74,19 @@ export async function insertCollection(db: DB, v: NewCollectionValues): Promise<
   return row.id;
 }
 
-export async function findCollection(db: DB, id: number): Promise<CollectionRecord | undefined> {
-  const row = await withCount(db).where('c.id', '=', id).executeTakeFirst();
+/** The collection, its asset_count as `sight` sees its members. */
+export async function findCollection(db: DB, id: number, sight: AssetSight): Promise<CollectionRecord | undefined> {
+  const row = await withCount(db, sight).where('c.id', '=', id).executeTakeFirst();
   return row && toRecord(row);
 }
 
-export async function listCollections(db: DB, workspaceId: number, window: PageWindow): Promise<{ items: CollectionRecord[]; total: number }> {
-  let page = withCount(db).where('c.workspace_id', '=', workspaceId);
+export async function listCollections(
+  db: DB,
+  workspaceId: number,
+  window: PageWindow,
+  sight: AssetSight,
+): Promise<{ items: CollectionRecord[]; total: number }> {
+  let page = withCount(db, sight).where('c.workspace_id', '=', workspaceId);
   for (const { by, direction } of listOrder(window.sort, 'c')) page = page.orderBy(by, direction);
   const [rows, count] = await Promise.all([
     page.limit(window.limit).offset(window.offset).execute(),
@@ -110,18 +119,22 @@ export async function deleteCollection(db: DB, workspaceId: number, id: number):
   await db.deleteFrom('collections').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
-/** Asset ids of a collection in order, without those in the trash. The join on collections keeps the read inside the workspace. */
-export async function collectionAssetIds(db: DB, workspaceId: number, id: number): Promise<number[]> {
-  const rows = await db
+/**
+ * Asset ids of a collection in order, without those in the trash, of the assets `sight` sees. The join on collections
+ * keeps the read inside the workspace.
+ */
+export async function collectionAssetIds(db: DB, workspaceId: number, id: number, sight: AssetSight): Promise<number[]> {
+  const visible = visibleAssetsSql(sight, 'a');
+  let q = db
     .selectFrom('collection_assets as ca')
     .innerJoin('collections as c', 'c.id', 'ca.collection_id')
     .innerJoin('assets as a', 'a.id', 'ca.asset_id')
     .select('ca.asset_id')
     .where('c.workspace_id', '=', workspaceId)
     .where('ca.collection_id', '=', id)
-    .where('a.deleted_at', 'is', null)
-    .orderBy('ca.position')
-    .execute();
+    .where('a.deleted_at', 'is', null);
+  if (visible) q = q.where(visible);
+  const rows = await q.orderBy('ca.position').execute();
   return rows.map((r) => r.asset_id);
 }
 

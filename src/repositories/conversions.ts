@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { ConversionStatus, ConversionsTable } from '../db/schema.js';
+import { visibleAssetsSql, type AssetSight } from '../domain/asset-visibility.js';
 
 /** SQL for conversions (migration 0017, issue #15). Status changes name the statuses they may leave, so a late writer changes nothing. */
 
@@ -36,12 +37,22 @@ export async function releaseDedupKey(db: DB, id: number): Promise<void> {
   await db.updateTable('conversions').set({ dedup_key: null }).where('id', '=', id).execute();
 }
 
-/** A workspace's conversions, newest first, optionally of one source asset or in one status; `before` is an id cursor. */
+/**
+ * A workspace's conversions, newest first, optionally of one source asset or in one status; `before` is an id cursor.
+ * Only those whose source and result (when there is one) `sight` sees (domain/asset-visibility.ts).
+ */
 export async function listConversions(
   db: DB,
-  q: { workspaceId: number; assetId?: number; status?: ConversionStatus; before?: number; limit: number },
+  q: { workspaceId: number; assetId?: number; status?: ConversionStatus; before?: number; limit: number; sight: AssetSight },
 ): Promise<ConversionRecord[]> {
   let query = db.selectFrom('conversions').selectAll().where('workspace_id', '=', q.workspaceId);
+  const visible = visibleAssetsSql(q.sight, 'a');
+  if (visible) {
+    query = query.where((eb) => {
+      const seen = eb.selectFrom('assets as a').select('a.id').where('a.workspace_id', '=', q.workspaceId).where(visible);
+      return eb.and([eb('asset_id', 'in', seen), eb.or([eb('result_asset_id', 'is', null), eb('result_asset_id', 'in', seen)])]);
+    });
+  }
   if (q.assetId !== undefined) query = query.where('asset_id', '=', q.assetId);
   if (q.status !== undefined) query = query.where('status', '=', q.status);
   if (q.before !== undefined) query = query.where('id', '<', q.before);

@@ -1,4 +1,5 @@
 import type { DB } from '../db/database.js';
+import { visibleAssetsSql, type AssetSight } from '../domain/asset-visibility.js';
 
 /** SQL of duplicate detection (issue #19, migration 0022): the SHA-256 of stored files, on versions and assets. */
 
@@ -31,17 +32,18 @@ export async function saveVersionHash(db: DB, version: { id: number; asset_id: n
     .execute();
 }
 
-/** Listed, non-trashed assets of the workspace whose current file has one of the hashes. */
-export async function assetsWithHashes(db: DB, workspaceId: number, hashes: readonly string[]): Promise<{ id: number; sha256: string }[]> {
+/** Listed, non-trashed assets of the workspace that `sight` sees whose current file has one of the hashes. */
+export async function assetsWithHashes(db: DB, workspaceId: number, hashes: readonly string[], sight: AssetSight): Promise<{ id: number; sha256: string }[]> {
   if (hashes.length === 0) return [];
-  const rows = await db
+  const visible = visibleAssetsSql(sight);
+  let q = db
     .selectFrom('assets')
     .select(['id', 'sha256'])
     .where('workspace_id', '=', workspaceId)
     .where('sha256', 'in', hashes)
     .where('status', '=', 'ready')
-    .where('deleted_at', 'is', null)
-    .orderBy('id')
-    .execute();
+    .where('deleted_at', 'is', null);
+  if (visible) q = q.where(visible);
+  const rows = await q.orderBy('id').execute();
   return rows.filter((r): r is { id: number; sha256: string } => r.sha256 !== null);
 }

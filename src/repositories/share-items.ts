@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { DB } from '../db/database.js';
+import { PUBLIC_ASSETS, visibleAssetsSql } from '../domain/asset-visibility.js';
 import type { AssetsTable, AssetVersionRow, AssetVersionsTable, Database } from '../db/schema.js';
 import { withSubtree } from './folders.js';
 import type { ShareRecord } from './shares.js';
@@ -12,7 +13,9 @@ import type { ShareRecord } from './shares.js';
  * - a folder: the assets of the folder and of every folder below it that is not in the trash;
  * - a collection: its member assets, in collection order;
  * - a version: its asset, once.
- * So an asset deleted or trashed after the link was made is simply no longer an item.
+ * So an asset deleted or trashed after the link was made is simply no longer an item. A link is a public
+ * surface: only public assets are items (visibility 0, domain/asset-visibility.ts), so an asset that turns
+ * private after the link was made is no longer one either (nor is a version link's target live then).
  */
 
 export interface ShareItemRow {
@@ -75,6 +78,7 @@ export async function liveTarget(db: DB, link: ShareRecord): Promise<{ name: str
         .where('a.workspace_id', '=', ws)
         .where('a.status', '=', 'ready')
         .where('a.deleted_at', 'is', null)
+        .where(visibleAssetsSql(PUBLIC_ASSETS, 'a')!)
         .executeTakeFirst();
       return row && { name: row.display_file_name };
     }
@@ -92,6 +96,7 @@ function belongsToLink(db: DB, link: ShareRecord) {
       eb('a.status', '=', 'ready'),
       eb('a.deleted_at', 'is', null),
       eb('v.status', '=', 'ready'),
+      visibleAssetsSql(PUBLIC_ASSETS, 'a')!,
     ];
     const current = eb('v.is_current', '=', 1);
     switch (link.target_kind) {

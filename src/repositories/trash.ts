@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
+import { visibleAssetsSql, type AssetSight } from '../domain/asset-visibility.js';
 import type { PageWindow } from './assets.js';
 import { ancestorIds, withSubtree } from './folders.js';
 
@@ -84,12 +85,16 @@ export async function trashFolderTree(db: DB, workspaceId: number, id: number, m
   return { folders: Number(folders.numUpdatedRows), assets: Number(assets.numUpdatedRows) };
 }
 
-/** The trash of a workspace, newest deletion first, with the name of whoever trashed each item. */
-export async function listTrash(db: DB, workspaceId: number, window: PageWindow): Promise<{ items: TrashRow[]; total: number }> {
+/**
+ * The trash of a workspace, newest deletion first, with the name of whoever trashed each item; of the assets, those
+ * `sight` sees (domain/asset-visibility.ts).
+ */
+export async function listTrash(db: DB, workspaceId: number, window: PageWindow, sight: AssetSight): Promise<{ items: TrashRow[]; total: number }> {
   const trashed = sql`workspace_id = ${workspaceId} AND deleted_at IS NOT NULL`;
+  const visible = visibleAssetsSql(sight);
   const union = sql`
     SELECT 'asset' AS kind, id, display_file_name AS name, folder_id, deleted_at, deleted_by, file_type, mime_type, file_size
-      FROM assets WHERE ${trashed} AND status = 'ready'
+      FROM assets WHERE ${trashed} AND status = 'ready'${visible ? sql` AND ${visible}` : sql``}
     UNION ALL
     SELECT 'folder', id, name, parent_id, deleted_at, deleted_by, NULL, NULL, NULL FROM folders WHERE ${trashed}
     UNION ALL

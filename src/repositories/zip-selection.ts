@@ -1,10 +1,11 @@
 import type { DB } from '../db/database.js';
+import { visibleAssetsSql, type AssetSight } from '../domain/asset-visibility.js';
 import { withSubtree } from './folders.js';
 
 /**
  * SQL for what a ZIP download of a folder holds (issue #14): the folder's live subtree and the
- * ready assets in it, not in the trash. Assets are read in pages by id, so a folder of 100,000
- * files is never held in memory at once.
+ * ready assets in it, not in the trash, that the downloader's sight sees (domain/asset-visibility.ts).
+ * Assets are read in pages by id, so a folder of 100,000 files is never held in memory at once.
  */
 
 export interface TreeFolder {
@@ -38,36 +39,39 @@ export function subtreeFolders(db: DB, workspaceId: number, folderId: number): P
     .execute();
 }
 
-function subtreeAssets(db: DB, workspaceId: number, folderId: number) {
-  return withSubtree(db, workspaceId, folderId)
+function subtreeAssets(db: DB, workspaceId: number, folderId: number, sight: AssetSight) {
+  const q = withSubtree(db, workspaceId, folderId)
     .selectFrom('assets')
     .where('workspace_id', '=', workspaceId)
     .where('status', '=', 'ready')
     .where('deleted_at', 'is', null)
     .where('folder_id', 'in', (eb) => eb.selectFrom('subtree').select('subtree.id'));
+  const visible = visibleAssetsSql(sight);
+  return visible ? q.where(visible) : q;
 }
 
-export async function countSubtreeAssets(db: DB, workspaceId: number, folderId: number): Promise<number> {
-  const row = await subtreeAssets(db, workspaceId, folderId)
+export async function countSubtreeAssets(db: DB, workspaceId: number, folderId: number, sight: AssetSight): Promise<number> {
+  const row = await subtreeAssets(db, workspaceId, folderId, sight)
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** The next `limit` assets of the subtree after asset id `afterId`, by id. */
-export function subtreeAssetsAfter(db: DB, workspaceId: number, folderId: number, afterId: number, limit: number): Promise<ArchivedAsset[]> {
-  return subtreeAssets(db, workspaceId, folderId).select(ASSET_COLUMNS).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+export function subtreeAssetsAfter(db: DB, workspaceId: number, folderId: number, afterId: number, limit: number, sight: AssetSight): Promise<ArchivedAsset[]> {
+  return subtreeAssets(db, workspaceId, folderId, sight).select(ASSET_COLUMNS).where('id', '>', afterId).orderBy('id').limit(limit).execute();
 }
 
-/** Of `ids`, the ready assets of the workspace not in the trash (any order). */
-export function archivedAssets(db: DB, workspaceId: number, ids: readonly number[]): Promise<ArchivedAsset[]> {
+/** Of `ids`, the ready assets of the workspace not in the trash that `sight` sees (any order). */
+export function archivedAssets(db: DB, workspaceId: number, ids: readonly number[], sight: AssetSight): Promise<ArchivedAsset[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db
+  const q = db
     .selectFrom('assets')
     .select(ASSET_COLUMNS)
     .where('workspace_id', '=', workspaceId)
     .where('status', '=', 'ready')
     .where('deleted_at', 'is', null)
-    .where('id', 'in', ids)
-    .execute();
+    .where('id', 'in', ids);
+  const visible = visibleAssetsSql(sight);
+  return (visible ? q.where(visible) : q).execute();
 }

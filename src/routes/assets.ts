@@ -1,4 +1,5 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import { assetSight, sightKey } from '../domain/asset-visibility.js';
 import { queryKey, sendCachedAnswer } from '../http/cached-answer.js';
 import { Envelope, IdParams, ok } from '../http/schemas.js';
 import type { AnswerCache } from '../services/answer-cache.js';
@@ -7,7 +8,12 @@ import type { CatalogService } from '../services/catalog-service.js';
 import { AssetDetailSchema, AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf, PermanentQuery } from './catalog-schemas.js';
 
 const NOT_VISIBLE =
-  'An asset that does not exist and an asset of a workspace the caller is not a member of both answer 404 with the same body.';
+  'An asset that does not exist, an asset of a workspace the caller is not a member of and a private asset the caller may not see ' +
+  'all answer 404 with the same body.';
+
+const PRIVATE_ASSETS =
+  'A private asset (visibility not 0) is listed and counted only for its uploader and the workspace\'s managers and admins; ' +
+  'other viewers see the public assets and their own private ones.';
 
 export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService; answers: AnswerCache<Buffer>; reads: FreshReads }> = (
   app,
@@ -28,17 +34,17 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
           'in no folder, folder_id=n the assets directly in folder n (not in its subfolders). A folder_id that is not a folder ' +
           'of the workspace is 400 VALIDATION_ERROR with field folder_id. Not a member of the workspace: 404. ' +
           'Unknown query parameters are rejected (400). Assets in the trash are not listed (GET /dam/trash). ' +
-          'Every member sees every asset: visibility is stored for sharing, ' +
-          'it does not hide assets from members.',
+          PRIVATE_ASSETS,
         querystring: AssetListQuery,
         response: { 200: Envelope(PageOf(AssetSchema)), ...catalogErrors },
       },
     },
     async (req, reply) => {
-      // The page does not depend on who asks, once they may: membership is checked on every request.
+      // The page depends on who asks only through their sight (domain/asset-visibility.ts): managers and admins share
+      // answers, each viewer has their own. Membership and role are read on every request.
       const key = async () => {
-        await reads.requireMember(req.query.workspaceId, req.caller);
-        return `GET /dam/assets ${queryKey(req.query)}`;
+        const role = await reads.requireMember(req.query.workspaceId, req.caller);
+        return `GET /dam/assets ${sightKey(assetSight(role, req.caller.id))} ${queryKey(req.query)}`;
       };
       return sendCachedAnswer(reply, answers, key, async () => ok(await assets.list(req.caller, req.query)), req.caller.changes);
     },

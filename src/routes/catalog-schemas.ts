@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { FILE_TYPES, ORIENTATIONS } from '../domain/file-types.js';
 import { METADATA_LIMITS } from '../http/json-limits.js';
-import { ErrorBody, Id as IdOf, NewVisibility, Paging, PlainName, SortBy, Tags, Visibility } from '../http/schemas.js';
+import { ErrorBody, Id as IdOf, NewVisibility, Paging, PlainName, SortBy, Tags, Visibility, VISIBILITY_MEANING } from '../http/schemas.js';
 import { EmbeddedMetadataProperty, EmbeddedPatchProperties, EmbeddedProperties } from './embedded-metadata-schemas.js';
 
 /**
@@ -55,7 +55,7 @@ export const AssetSchema = Type.Object({
       'stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it',
   }),
   tags: Type.Array(Type.String()),
-  visibility: Type.Integer({ description: '0 = public, any other value = private' }),
+  visibility: Type.Integer({ description: VISIBILITY_MEANING }),
   metadata: Metadata,
   created_by: Type.String(),
   created_at: Unix,
@@ -74,7 +74,7 @@ export const FolderSchema = Type.Object({
   workspace_id: Type.Integer(),
   parent_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null = top level' }),
   name: Type.String(),
-  visibility: Type.Integer({ description: '0 = public, any other value = private' }),
+  visibility: Type.Integer({ description: VISIBILITY_MEANING }),
   tags: Type.Array(Type.String()),
   created_at: Unix,
   modified_at: Unix,
@@ -86,7 +86,7 @@ const collectionProperties = {
   workspace_id: Type.Integer(),
   name: Type.String(),
   description: Type.String(),
-  visibility: Type.Integer({ description: '0 = public, any other value = private' }),
+  visibility: Type.Integer({ description: VISIBILITY_MEANING }),
   tags: Type.Array(Type.String()),
   asset_count: Type.Integer(),
   created_at: Unix,

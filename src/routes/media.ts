@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { notFound } from '../errors.js';
 import { ErrorBody, Id } from '../http/schemas.js';
+import { GRANT_PATTERN } from '../media/links.js';
 import { iconSvg, isFileType } from '../media/icons.js';
 import type { MediaService } from '../services/media-service.js';
 
@@ -24,20 +25,27 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
           'A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206. ' +
           'Served inline only for raster images, audio and video (by the recorded, sniffed type); HTML, SVG, XML and JavaScript, ' +
           'and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP. ' +
-          'For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404.',
+          'For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404. ' +
+          '`grant` (signed with the rest) says what the URL was handed out under, checked on every use: `u<id>`, a member, served ' +
+          'while that user still sees the asset (a private asset: its uploader, managers and admins of its workspace); `public`, ' +
+          'a shared link, served while the asset is public. Otherwise 404.',
         params: Type.Object({
           id: Id('Version id'),
           kind: Type.Union([Type.Literal('file'), Type.Literal('thumbnail'), Type.Literal('preview'), Type.Literal('video')], {
             description: 'video: the web-playable MP4 preview of a video version (its video_preview.url)',
           }),
         }),
-        querystring: Type.Object({ expires: Type.Optional(Type.String({ maxLength: 20 })), signature: Type.Optional(Type.String({ maxLength: 128 })) }),
+        querystring: Type.Object({
+          expires: Type.Optional(Type.String({ maxLength: 20 })),
+          signature: Type.Optional(Type.String({ maxLength: 128 })),
+          grant: Type.Optional(Type.String({ pattern: GRANT_PATTERN, maxLength: 20, description: 'u<user id> (a member) or public (a shared link)' })),
+        }),
         response: { 200: Type.Any(), 206: Type.Any(), 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 502: ErrorBody },
       },
     },
     async (req, reply) => {
       const result = await media.serve(
-        { versionId: req.params.id, kind: req.params.kind, expires: req.query.expires, signature: req.query.signature },
+        { versionId: req.params.id, kind: req.params.kind, grant: req.query.grant, expires: req.query.expires, signature: req.query.signature },
         req.headers.range,
       );
       return reply.status(result.status).headers(result.headers).send(result.stream);

@@ -15,7 +15,8 @@ const ISOLATION =
   'Only documents of workspaces the caller is a member of are searched; workspace_id_filter narrows to one of them ' +
   '(not a member, or no such workspace: 404). Only assets whose upload completed are searchable, and nothing in the ' +
   'trash (GET /dam/trash) is: not as a hit, a suggestion, nor as the collection of a collection_id filter. ' +
-  'Every member sees every document: visibility is a filterable field, not an access rule.';
+  'A private asset (visibility not 0) is found only by its uploader and the managers and admins of its workspace: for ' +
+  'other viewers it is no hit, no count in found or facet_counts, no suggestion, and no asset of a duplicate_of filter.';
 
 const HELPERS: { path: string; collection: CollectionName; what: string }[] = [
   { path: '/search-engine/search-assets', collection: 'digital_assets', what: 'assets' },
@@ -25,11 +26,11 @@ const HELPERS: { path: string; collection: CollectionName; what: string }[] = [
 
 /** seed 4.1, 4.2: search and its helper endpoints. */
 export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; answers: AnswerCache<Buffer> }> = async (app, { search, answers }) => {
-  // An answer depends on the request and the caller's workspaces (read on every request, which checks a
-  // workspace_id_filter's membership), not on who asks.
+  // An answer depends on the request, the caller's workspaces and roles (read on every request, which checks a
+  // workspace_id_filter's membership: a viewer sees fewer assets) and the caller (its media URLs are signed for them).
   const searchKey = (path: string, caller: Caller, body: { workspace_id_filter?: string | number }) => async () => {
     const scope = await search.scope(caller, body.workspace_id_filter);
-    return `${path} ${scope.join(',')} ${JSON.stringify(body)}`;
+    return `${path} ${caller.id} ${scope.workspaceIds.join(',')} ${scope.viewer?.workspaceIds.join(',') ?? ''} ${JSON.stringify(body)}`;
   };
 
   app.post(

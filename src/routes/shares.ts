@@ -32,7 +32,10 @@ export const shareRoutes: FastifyPluginCallbackTypebox<{ shares: ShareService }>
           'must be in the workspace and not in the trash (else 400 naming the field). Anyone with the answered url can open the ' +
           'link without an account until it expires or is revoked; give a password to require it as well. Items deleted or moved ' +
           'to the trash later disappear from the link; a link whose folder, collection or version is deleted or in the trash ' +
-          'answers 404 until it is restored. expires_at defaults to 30 days from now; null (never) only for workspace admins. ' +
+          'answers 404 until it is restored. Only public assets (visibility 0) reach a link: asset_ids or a version_id naming a ' +
+          'private asset is 400 VALIDATION_ERROR with field and private_asset_ids (the private ones); a folder or collection ' +
+          'shows only its public assets, and an asset made private later leaves the link (its media URLs stop too; a version ' +
+          'link then answers 404). expires_at defaults to 30 days from now; null (never) only for workspace admins. ' +
           'Records share.create in the activity log. ' +
           WHO,
         body: ShareCreateBody,

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DB } from '../db/database.js';
+import { visibleInWorkspacesSql, type ViewerWorkspaces } from '../domain/asset-visibility.js';
 import type { SearchSort } from '../domain/sort-orders.js';
 import { parseTags } from '../repositories/assets.js';
 import { KIND } from './collections.js';
@@ -12,13 +13,17 @@ import { listedFacets, parseFacetJson, textFacets, type FacetPlan, type FacetRes
  * run here: with words as one statement (matches, count and page), without
  * as two (count, and one page read in index order); the page is joined to the
  * catalog table of its kind for the documents' fields. All parameterised; the
- * caller's workspaces are always part of the WHERE clause (seed 5).
+ * caller's workspaces are always part of the WHERE clause (seed 5), and so is,
+ * for assets, the private-asset rule in the workspaces where the caller is a
+ * viewer (domain/asset-visibility.ts): every match, count, facet and page.
  */
 
 export interface SearchPlan {
   readonly kind: number;
   /** The workspaces whose documents may be returned; never empty. */
   readonly workspaceIds: readonly number[];
+  /** Of those, the ones where the caller is a viewer: their private assets show only when the caller uploaded them. */
+  readonly viewer?: ViewerWorkspaces | null;
   /** Words to match, or null for all documents. */
   readonly words: readonly string[] | null;
   readonly filter: RawBuilder<SqlBool> | null;
@@ -112,6 +117,9 @@ function scopeConditions(plan: SearchPlan, ws: readonly number[]): Condition[] {
     sql<SqlBool>`d.kind = ${plan.kind}`,
     ws.length === 1 ? sql<SqlBool>`d.workspace_id = ${ws[0]}` : sql<SqlBool>`d.workspace_id IN (${sql.join(ws)})`,
   ];
+  // Folders and collections have no uploader; the rule is about assets.
+  const visible = plan.kind === KIND.digital_assets ? visibleInWorkspacesSql(plan.viewer ?? null, 'd', ws) : null;
+  if (visible) conditions.push(visible);
   if (plan.filter) conditions.push(plan.filter);
   return conditions;
 }
@@ -253,21 +261,29 @@ async function listPage(db: DB, plan: SearchPlan, limit: number, offset: number)
  * Distinct tags, then names, of the workspaces that start with the (ASCII-folded)
  * prefix, in byte order. Read per workspace (each branch stops after `limit`
  * in index order; `workspace_id IN (...)` would sort every match) and merged.
+ * In the workspaces of `viewer`, the tags and names of private assets the caller
+ * did not upload are left out (a document's visibility is in search_documents).
  */
-export async function suggestions(db: DB, workspaceIds: readonly number[], folded: string, limit: number): Promise<string[]> {
+export async function suggestions(db: DB, workspaceIds: readonly number[], folded: string, limit: number, viewer: ViewerWorkspaces | null = null): Promise<string[]> {
   // The greatest code point: every string that starts with `folded` sorts below folded + U+10FFFF.
   const upper = `${folded}\u{10FFFF}`;
   const groups = workspaceIds.length <= MAX_BRANCHES ? workspaceIds.map((ws) => [ws]) : [workspaceIds];
-  const merged = (branch: (ws: RawBuilder<unknown>) => RawBuilder<unknown>) =>
+  const merged = (branch: (ws: RawBuilder<unknown>, visible: (doc: RawBuilder<unknown>) => RawBuilder<unknown>) => RawBuilder<unknown>) =>
     sql<{ folded: string; text: string }>`SELECT DISTINCT folded, text FROM (${sql.join(
-      groups.map((ws, i) => sql`SELECT * FROM (${branch(sql`IN (${sql.join(ws)})`)} ORDER BY folded, text LIMIT ${limit}) AS ${sql.raw(`b${i}`)}`),
+      groups.map((ws, i) => {
+        const rule = visibleInWorkspacesSql(viewer, 'd', ws);
+        // Only the documents of the group's viewer workspaces are looked up: other branches read their index alone.
+        const visible = (doc: RawBuilder<unknown>) =>
+          rule ? sql` AND EXISTS (SELECT 1 FROM search_documents d WHERE d.doc_id = ${doc} AND (d.kind <> ${KIND.digital_assets} OR ${rule}))` : sql``;
+        return sql`SELECT * FROM (${branch(sql`IN (${sql.join(ws)})`, visible)} ORDER BY folded, text LIMIT ${limit}) AS ${sql.raw(`b${i}`)}`;
+      }),
       sql` UNION ALL `,
     )}) AS u ORDER BY folded, text LIMIT ${limit}`;
   const [tags, names] = await Promise.all([
-    merged((ws) => sql`SELECT DISTINCT t.tag_folded AS folded, t.tag AS text FROM search_tags t
-      WHERE t.workspace_id ${ws} AND t.tag_folded >= ${folded} AND t.tag_folded < ${upper}`).execute(db),
-    merged((ws) => sql`SELECT DISTINCT n.name_folded AS folded, n.name AS text FROM search_names n
-      WHERE n.workspace_id ${ws} AND n.name_folded >= ${folded} AND n.name_folded < ${upper}`).execute(db),
+    merged((ws, visible) => sql`SELECT DISTINCT t.tag_folded AS folded, t.tag AS text FROM search_tags t
+      WHERE t.workspace_id ${ws} AND t.tag_folded >= ${folded} AND t.tag_folded < ${upper}${visible(sql`t.doc_id`)}`).execute(db),
+    merged((ws, visible) => sql`SELECT DISTINCT n.name_folded AS folded, n.name AS text FROM search_names n
+      WHERE n.workspace_id ${ws} AND n.name_folded >= ${folded} AND n.name_folded < ${upper}${visible(sql`n.doc_id`)}`).execute(db),
   ]);
   return [...tags.rows, ...names.rows].map((r) => r.text);
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { SEARCH_SORT_ORDERS } from '../domain/sort-orders.js';
-import { WireId } from '../http/schemas.js';
+import { VISIBILITY_MEANING, WireId } from '../http/schemas.js';
 import { FIELD_NAMES } from './filter/index.js';
 import { FacetBy, FacetCounts, MaxFacetValues } from './facets/schemas.js';
 
@@ -134,7 +134,7 @@ export const SearchDocument = Type.Object({
   modified_at: Type.Integer({ description: 'Unix seconds' }),
   created_at: Type.Integer({ description: 'Unix seconds' }),
   tags: Type.Array(Type.String()),
-  visibility: Type.Integer({ description: '0 = public, any other value = private' }),
+  visibility: Type.Integer({ description: VISIBILITY_MEANING }),
   orientation: Nullable(Type.String({ description: 'landscape, portrait, square; null when unknown or not an asset' })),
   folder_id: Nullable(Type.Integer({ description: "The asset's folder or the folder's parent; null at the top level" })),
   file_name: Type.Optional(Type.String({ description: 'Assets only' })),

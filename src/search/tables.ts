@@ -19,6 +19,8 @@ export interface SearchDocumentsTable {
   modified_at: number;
   /** An asset's date taken, Unix seconds (migration 0012); null without one, and on folders and collections. */
   taken_at: number | null;
+  /** An asset's uploader (assets.uploaded_by, migration 0025); null when unknown, and on folders and collections. */
+  uploaded_by: number | null;
 }
 
 export interface SearchNamesTable {

@@ -31,7 +31,11 @@ export function installWriteGuard(db: DB, guard: WriteGuard): void {
  * (402 SUBSCRIPTION_PAST_DUE), except for billing itself (`billing: true`), which is how it is fixed.
  */
 export async function requireRole(db: DB, workspaceId: number, userId: number, min: Role, options?: { billing?: boolean }): Promise<Role> {
-  const role = await findRole(db, workspaceId, userId);
+  return checkRole(db, workspaceId, await findRole(db, workspaceId, userId), min, options);
+}
+
+/** requireRole's checks on a role already read (undefined: not a member), for callers that need the role before deciding `min`. */
+export async function checkRole(db: DB, workspaceId: number, role: Role | undefined, min: Role, options?: { billing?: boolean }): Promise<Role> {
   if (!role) throw notFound('Workspace');
   if (!roleAtLeast(role, min)) throw appError('FORBIDDEN', `This action needs the ${min} role in this workspace; you are ${role}`);
   if (min !== 'viewer' && !options?.billing) await writeGuards.get(db)?.(db, workspaceId);

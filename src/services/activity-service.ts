@@ -3,10 +3,12 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import type { ActivityAction, Changes, SubjectKind } from '../domain/activity.js';
+import type { AssetSight } from '../domain/asset-visibility.js';
 import * as repo from '../repositories/activity.js';
+import { visibleAmong } from '../repositories/assets.js';
 import type { ActivityPageView, ActivityQuery, ActivityView } from '../routes/activity-schemas.js';
-import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
+import { requireSight } from './visibility.js';
 
 /** Who made a change: the caller (a Caller fits), or null for the system (housekeeping). */
 export type Actor = Pick<Caller, 'id' | 'name' | 'email'> | null;
@@ -68,9 +70,13 @@ export class ActivityService {
     if (Object.keys(e.changes).length > 0) await ActivityService.record(trx, e);
   }
 
-  /** Newest first, `limit` per page; `next_before` is the cursor of the next page, null after the last. */
+  /**
+   * Newest first, `limit` per page; `next_before` is the cursor of the next page, null after the last. For a viewer,
+   * entries about others' private assets are left out, and so are such assets' ids in collection membership entries
+   * (an entry left with none goes too): the viewer reads the history of what they see (domain/asset-visibility.ts).
+   */
   async list(caller: Caller, q: Static<typeof ActivityQuery>): Promise<ActivityPageView> {
-    await requireRole(this.ctx.db, q.workspaceId, caller.id, 'viewer');
+    const sight = await requireSight(this.ctx.db, q.workspaceId, caller.id);
     const limit = q.limit ?? 50;
     const rows = await repo.listActivity(this.ctx.db, {
       workspaceId: q.workspaceId,
@@ -78,8 +84,35 @@ export class ActivityService {
       actorId: q.user_id,
       before: q.before,
       limit: limit + 1,
+      sight,
     });
-    const items = rows.slice(0, limit).map(toView);
-    return { items, next_before: rows.length > limit ? items[items.length - 1]!.id : null };
+    const page = rows.slice(0, limit);
+    const items = (await this.membershipSeenBy(q.workspaceId, sight, page)).map(toView);
+    return { items, next_before: rows.length > limit ? page[page.length - 1]!.id : null };
+  }
+
+  /** collection.add_assets / remove_assets entries with only the asset ids `sight` sees; entries left with none dropped. */
+  private async membershipSeenBy(workspaceId: number, sight: AssetSight, rows: repo.ActivityRecord[]): Promise<repo.ActivityRecord[]> {
+    if (sight.kind === 'all') return rows;
+    const listed = (r: repo.ActivityRecord) => {
+      const change = r.changes.asset_ids;
+      return [change?.before, change?.after].flatMap((ids) => (Array.isArray(ids) ? ids.filter((id): id is number => typeof id === 'number') : []));
+    };
+    const ids = rows.flatMap(listed);
+    if (ids.length === 0) return rows;
+    const visible = await visibleAmong(this.ctx.db, workspaceId, sight, ids);
+    const out: repo.ActivityRecord[] = [];
+    for (const r of rows) {
+      const mentioned = listed(r);
+      if (mentioned.length === 0) {
+        out.push(r);
+        continue;
+      }
+      if (!mentioned.some((id) => visible.has(id))) continue;
+      const keep = (value: unknown) => (Array.isArray(value) ? value.filter((id) => typeof id !== 'number' || visible.has(id)) : value);
+      const change = r.changes.asset_ids!;
+      out.push({ ...r, changes: { ...r.changes, asset_ids: { ...change, before: keep(change.before), after: keep(change.after) } } });
+    }
+    return out;
   }
 }

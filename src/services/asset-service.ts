@@ -11,10 +11,10 @@ import * as collections from '../repositories/collections.js';
 import * as trash from '../repositories/trash.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
 import type { AssetDetailView, AssetListQuery, AssetPatchBody, AssetView, PageView } from '../routes/catalog-schemas.js';
-import { requireRole } from './access.js';
 import { ActivityService, assetSubject } from './activity-service.js';
 import type { Caller } from './auth-service.js';
-import { badReference, folderFilter, loadAuthorized, listWindow, requirePermanentDeletion } from './catalog-access.js';
+import { badReference, folderFilter, listWindow, requirePermanentDeletion } from './catalog-access.js';
+import { loadVisibleAsset, requireSight } from './visibility.js';
 
 /** The API shape of an asset (AssetSchema). storage_key and other internals stay out. */
 export function toAssetView(a: assets.AssetRecord): AssetView {
@@ -78,13 +78,14 @@ export class AssetService {
 
   async list(caller: Caller, q: Static<typeof AssetListQuery>): Promise<PageView<AssetView>> {
     const { db } = this.ctx;
-    await requireRole(db, q.workspaceId, caller.id, 'viewer');
+    const sight = await requireSight(db, q.workspaceId, caller.id);
     const folderId = folderFilter(q.folder_id);
     if (typeof folderId === 'number' && !(await folderExistsInWorkspace(db, q.workspaceId, folderId))) {
       throw badReference('folder_id', `folder ${folderId} does not exist in workspace ${q.workspaceId}`);
     }
     const w = listWindow(q, 'assets');
-    const { items, total } = await assets.listAssets(db, q.workspaceId, folderId, w);
+    // A viewer's page and total hold the public assets and their own private ones (domain/asset-visibility.ts).
+    const { items, total } = await assets.listAssets(db, q.workspaceId, folderId, w, sight);
     return { items: items.map(toAssetView), page: w.page, per_page: w.per_page, total };
   }
 
@@ -145,12 +146,11 @@ export class AssetService {
     });
   }
 
-  /** An asset still 'uploading' is not in the catalog yet, one in the trash no longer: 404 like a missing one. */
+  /**
+   * An asset still 'uploading' is not in the catalog yet, one in the trash no longer, and another's private asset is
+   * not a viewer's to know of: 404 like a missing one.
+   */
   private load(caller: Caller, id: number, min: 'viewer' | 'manager'): Promise<assets.AssetRecord> {
-    const ready = async () => {
-      const found = await assets.findAsset(this.ctx.db, id);
-      return found && assets.inCatalog(found) ? found : undefined;
-    };
-    return loadAuthorized(this.ctx.db, 'Asset', ready, caller.id, min);
+    return loadVisibleAsset(this.ctx.db, id, caller.id, min);
   }
 }

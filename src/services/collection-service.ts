@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/database.js';
 import { diffFields, listChange } from '../domain/activity.js';
+import { ALL_ASSETS, type AssetSight } from '../domain/asset-visibility.js';
 import { notFound } from '../errors.js';
 import { assetIdsInWorkspace } from '../repositories/assets.js';
 import * as repo from '../repositories/collections.js';
@@ -18,6 +19,7 @@ import { requireRole } from './access.js';
 import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { badReference, loadAuthorized, listWindow, requirePermanentDeletion } from './catalog-access.js';
+import { requireSight } from './visibility.js';
 
 const collectionSubject = (c: { id: number; name: string }) => ({ kind: 'collection' as const, id: c.id, name: c.name });
 
@@ -43,9 +45,10 @@ export class CollectionService {
   constructor(private readonly ctx: AppContext) {}
 
   async list(caller: Caller, q: Static<typeof CollectionListQuery>): Promise<PageView<CollectionView>> {
-    await requireRole(this.ctx.db, q.workspaceId, caller.id, 'viewer');
+    // asset_count as the caller sees the members: a viewer's leaves out others' private assets (domain/asset-visibility.ts).
+    const sight = await requireSight(this.ctx.db, q.workspaceId, caller.id);
     const w = listWindow(q, 'collections');
-    const { items, total } = await repo.listCollections(this.ctx.db, q.workspaceId, w);
+    const { items, total } = await repo.listCollections(this.ctx.db, q.workspaceId, w, sight);
     return { items: items.map(toCollectionView), page: w.page, per_page: w.per_page, total };
   }
 
@@ -62,13 +65,14 @@ export class CollectionService {
       });
       const subject = collectionSubject({ id, name: body.name });
       await ActivityService.record(trx, { workspaceId: body.workspace_id, actor: caller, action: 'collection.create', subject, at: this.ctx.now() });
-      return this.detail(trx, id);
+      return this.detail(trx, id, ALL_ASSETS);
     });
   }
 
+  /** asset_ids and asset_count as the caller sees the members (domain/asset-visibility.ts). */
   async get(caller: Caller, id: number): Promise<CollectionDetailView> {
-    await this.load(caller, id, 'viewer');
-    return this.detail(this.ctx.db, id);
+    const c = await this.load(caller, id, 'viewer');
+    return this.detail(this.ctx.db, id, await requireSight(this.ctx.db, c.workspace_id, caller.id));
   }
 
   async update(caller: Caller, id: number, patch: Static<typeof CollectionPatchBody>): Promise<CollectionDetailView> {
@@ -76,12 +80,12 @@ export class CollectionService {
     const ws = c.workspace_id;
     return this.ctx.db.transaction().execute(async (trx) => {
       await this.ctx.database.support.lockRow(trx, 'workspaces', ws);
-      const before = (await repo.findCollection(trx, id)) ?? c;
+      const before = (await repo.findCollection(trx, id, ALL_ASSETS)) ?? c;
       await repo.updateCollection(trx, ws, id, patch, this.ctx.now());
       const changes = diffFields<repo.CollectionPatch>(before, patch, ['name', 'description', 'visibility', 'tags']);
       const subject = collectionSubject({ ...before, ...patch });
       await ActivityService.recordChanges(trx, { workspaceId: ws, actor: caller, action: 'collection.update', subject, changes, at: this.ctx.now() });
-      return this.detail(trx, id);
+      return this.detail(trx, id, ALL_ASSETS);
     });
   }
 
@@ -114,7 +118,7 @@ export class CollectionService {
       if (unknown.length > 0) {
         throw badReference('asset_ids', `no asset ${unknown.join(', ')} in this collection's workspace`);
       }
-      const present = new Set(await repo.collectionAssetIds(trx, ws, id));
+      const present = new Set(await repo.collectionAssetIds(trx, ws, id, ALL_ASSETS));
       const fresh = assetIds.filter((a) => !present.has(a));
       if (fresh.length > 0) {
         await repo.appendAssets(trx, id, fresh, await repo.nextPosition(trx, id), this.ctx.now());
@@ -122,7 +126,7 @@ export class CollectionService {
         const entry = { workspaceId: ws, actor: caller, subject: collectionSubject(c), at: this.ctx.now() };
         await ActivityService.record(trx, { ...entry, action: 'collection.add_assets', changes: { asset_ids: listChange(fresh, 'added') } });
       }
-      return this.detail(trx, id);
+      return this.detail(trx, id, ALL_ASSETS);
     });
   }
 
@@ -132,7 +136,7 @@ export class CollectionService {
     const ws = c.workspace_id;
     return this.ctx.db.transaction().execute(async (trx) => {
       await this.ctx.database.support.lockRow(trx, 'workspaces', ws);
-      const present = new Set(await repo.collectionAssetIds(trx, ws, id));
+      const present = new Set(await repo.collectionAssetIds(trx, ws, id, ALL_ASSETS));
       const leaving = assetIds.filter((a) => present.has(a));
       if ((await repo.removeAssets(trx, id, assetIds)) > 0) {
         await repo.renumber(trx, ws, [id]);
@@ -142,18 +146,19 @@ export class CollectionService {
         const entry = { workspaceId: ws, actor: caller, subject: collectionSubject(c), at: this.ctx.now() };
         await ActivityService.record(trx, { ...entry, action: 'collection.remove_assets', changes: { asset_ids: listChange(leaving, 'removed') } });
       }
-      return this.detail(trx, id);
+      return this.detail(trx, id, ALL_ASSETS);
     });
   }
 
-  private async detail(db: DB, id: number): Promise<CollectionDetailView> {
-    const c = await repo.findCollection(db, id);
+  /** Managers' and admins' answers (every change is theirs) see every member: ALL_ASSETS. */
+  private async detail(db: DB, id: number, sight: AssetSight): Promise<CollectionDetailView> {
+    const c = await repo.findCollection(db, id, sight);
     if (!c) throw notFound('Collection'); // deleted concurrently
-    const assetIds = await repo.collectionAssetIds(db, c.workspace_id, id);
+    const assetIds = await repo.collectionAssetIds(db, c.workspace_id, id, sight);
     return { ...toCollectionView(c), asset_ids: assetIds };
   }
 
   private load(caller: Caller, id: number, min: 'viewer' | 'manager'): Promise<repo.CollectionRecord> {
-    return loadAuthorized(this.ctx.db, 'Collection', () => repo.findCollection(this.ctx.db, id), caller.id, min);
+    return loadAuthorized(this.ctx.db, 'Collection', () => repo.findCollection(this.ctx.db, id, ALL_ASSETS), caller.id, min);
   }
 }

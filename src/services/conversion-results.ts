@@ -144,6 +144,8 @@ export class ConversionResults {
         tags: source.tags,
         visibility: source.visibility,
         created_by: createdBy,
+        // The requester brought it in: a private result is theirs, as a private upload is its uploader's.
+        uploaded_by: src.conversion.requested_by,
         created_at: this.ctx.now(),
         status: 'uploading',
       });

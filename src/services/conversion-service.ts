@@ -17,10 +17,10 @@ import * as assets from '../repositories/assets.js';
 import * as repo from '../repositories/conversions.js';
 import * as versions from '../repositories/versions.js';
 import type { ConversionListInput, ConversionPageView, ConversionView, ConvertImageInput, ConvertVideoInput } from '../routes/conversion-schemas.js';
-import { requireRole } from './access.js';
 import * as quota from './quota-service.js';
 import type { Caller } from './auth-service.js';
 import { loadAuthorized } from './catalog-access.js';
+import { loadVisibleAsset, requireSight } from './visibility.js';
 import type { ConversionRunner } from './conversion-runner.js';
 
 export function toConversionView(c: repo.ConversionRecord): ConversionView {
@@ -100,15 +100,30 @@ export class ConversionService {
     return this.record(caller, asset, version, 'video', params);
   }
 
-  /** Members of the conversion's workspace (viewers too); anyone else 404, as if it did not exist. */
+  /**
+   * Members of the conversion's workspace (viewers too) who see its source and result (domain/asset-visibility.ts);
+   * anyone else 404, as if it did not exist.
+   */
   async get(caller: Caller, id: number): Promise<ConversionView> {
-    return toConversionView(await this.load(caller, id, 'viewer'));
+    const c = await this.load(caller, id, 'viewer');
+    const sight = await requireSight(this.ctx.db, c.workspace_id, caller.id);
+    const named = [c.asset_id, ...(c.result_asset_id === null ? [] : [c.result_asset_id])];
+    const visible = await assets.visibleAmong(this.ctx.db, c.workspace_id, sight, named);
+    if (!named.every((a) => visible.has(a))) throw notFound('Conversion');
+    return toConversionView(c);
   }
 
   async list(caller: Caller, q: ConversionListInput): Promise<ConversionPageView> {
-    await requireRole(this.ctx.db, q.workspaceId, caller.id, 'viewer');
+    const sight = await requireSight(this.ctx.db, q.workspaceId, caller.id);
     const limit = q.limit ?? 50;
-    const rows = await repo.listConversions(this.ctx.db, { workspaceId: q.workspaceId, assetId: q.asset_id, status: q.status, before: q.before, limit: limit + 1 });
+    const rows = await repo.listConversions(this.ctx.db, {
+      workspaceId: q.workspaceId,
+      assetId: q.asset_id,
+      status: q.status,
+      before: q.before,
+      limit: limit + 1,
+      sight,
+    });
     const page = rows.slice(0, limit);
     return { items: page.map(toConversionView), next_before: rows.length > limit ? page[page.length - 1]!.id : null };
   }
@@ -119,6 +134,8 @@ export class ConversionService {
    * half-stored result removed. Canceling a canceled conversion answers it again; a finished one is 409.
    */
   async cancel(caller: Caller, id: number): Promise<ConversionView> {
+    // A conversion a viewer may not see is 404 to them, as for GET, before their role is 403.
+    await this.get(caller, id);
     await this.load(caller, id, 'manager');
     const canceled = await repo.markCanceled(this.ctx.db, id, this.ctx.now());
     const after = await repo.findConversion(this.ctx.db, id);
@@ -131,11 +148,8 @@ export class ConversionService {
 
   /** The asset's current version, after the caller's role (manager: a conversion adds an asset or a version) and the format. */
   private async source(caller: Caller, assetId: number, kind: ConversionKind, format: string) {
-    const load = async () => {
-      const found = await assets.findAsset(this.ctx.db, assetId);
-      return found && assets.inCatalog(found) ? found : undefined;
-    };
-    const asset = await loadAuthorized(this.ctx.db, 'Asset', load, caller.id, 'manager');
+    // Another's private asset is 404 for a viewer, as on every direct access, before their role is 403.
+    const asset = await loadVisibleAsset(this.ctx.db, assetId, caller.id, 'manager');
     const reason = unsupportedReason(kind, format, { fileType: fileTypeOf(asset.mime_type), mimeType: asset.mime_type });
     if (reason) throw appError('CONVERSION_UNSUPPORTED', reason, { format });
     const [version] = await versions.currentVersionsOf(this.ctx.db, [asset.id]);

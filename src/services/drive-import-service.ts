@@ -9,6 +9,8 @@ import type { ImportInput, ImportListInput, ImportQueryInput, ImportSummaryView,
 import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
 import { badReference, pageWindow } from './catalog-access.js';
+import { sightOf } from './visibility.js';
+import { visibleAmong } from '../repositories/assets.js';
 import type { DriveConnections } from './drive-connections.js';
 
 function toImportView(
@@ -115,22 +117,29 @@ export class DriveImportService {
     return { items, page: w.page, per_page: w.per_page };
   }
 
-  /** Members of the import's workspace (viewers too); anyone else 404. */
+  /**
+   * Members of the import's workspace (viewers too); anyone else 404. An item's asset the caller does not see (made
+   * private since) is answered as no asset (domain/asset-visibility.ts).
+   */
   async get(caller: Caller, importId: number, q: ImportQueryInput): Promise<ImportView> {
     const { db } = this.ctx;
     const imp = await repo.findImport(db, importId);
     if (!imp) throw notFound('Drive import');
+    let role;
     try {
-      await requireRole(db, imp.workspace_id, caller.id, 'viewer');
+      role = await requireRole(db, imp.workspace_id, caller.id, 'viewer');
     } catch (err) {
       throw (err as { code?: string }).code === 'NOT_FOUND' ? notFound('Drive import') : err;
     }
     const w = pageWindow(q);
-    const [totals, items, total] = await Promise.all([
+    const [totals, listed, total] = await Promise.all([
       repo.importTotals(db, importId),
       repo.listItems(db, importId, w, q.status),
       repo.countItems(db, importId, q.status),
     ]);
+    const made = listed.flatMap((i) => (i.asset_id === null ? [] : [i.asset_id]));
+    const visible = await visibleAmong(db, imp.workspace_id, sightOf(role, caller.id), made);
+    const items = listed.map((i) => (i.asset_id === null || visible.has(i.asset_id) ? i : { ...i, asset_id: null }));
     return toImportView(imp, totals, { items, page: w.page, per_page: w.per_page, total });
   }
 }

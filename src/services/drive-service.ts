@@ -3,12 +3,11 @@ import type { AppContext } from '../context.js';
 import { appError, notFound } from '../errors.js';
 import { SealBroken, TokenCipher } from '../drives/token-cipher.js';
 import type { DriveItem, DriveProviderId, DriveUploadSource } from '../drives/types.js';
-import * as assets from '../repositories/assets.js';
 import * as versions from '../repositories/versions.js';
 import type { DriveItemView, FilesInput, FilesView, UploadInput } from '../routes/drive-schemas.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
 import type { Caller } from './auth-service.js';
-import { loadAuthorized } from './catalog-access.js';
+import { loadVisibleAsset } from './visibility.js';
 import { driveAppError, type DriveConnections } from './drive-connections.js';
 import { contentDispositionAttachment, fileNameFor } from './downloads.js';
 
@@ -118,8 +117,9 @@ export class DriveService {
   async upload(caller: Caller, id: DriveProviderId, input: UploadInput): Promise<DriveItemView> {
     const provider = this.connections.provider(id);
     const { db } = this.ctx;
-    const asset = await loadAuthorized(db, 'Asset', () => assets.findAsset(db, input.assetId), caller.id, 'viewer');
-    if (!assets.inCatalog(asset) || !asset.storage_key) throw notFound('Asset');
+    // Only an asset the caller may download: another's private asset is 404 for a viewer (domain/asset-visibility.ts).
+    const asset = await loadVisibleAsset(db, input.assetId, caller.id, 'viewer');
+    if (!asset.storage_key) throw notFound('Asset');
     let file = { key: asset.storage_key, name: fileNameFor(asset.display_file_name, asset.mime_type), mimeType: asset.mime_type, size: asset.file_size };
     if (input.version_id !== undefined) {
       const version = await versions.findVersion(db, input.version_id);

@@ -8,8 +8,8 @@ import * as hashes from '../repositories/file-hashes.js';
 import * as versions from '../repositories/versions.js';
 import type { CheckDuplicatesBody, DuplicatesView } from '../routes/duplicate-schemas.js';
 import type { ObjectStore } from '../storage/object-store.js';
-import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
+import { requireSight } from './visibility.js';
 
 /** Versions a backfill job queues at a time; it then queues itself for the next batch. */
 export const BACKFILL_BATCH = 200;
@@ -55,12 +55,15 @@ export class FileHashService {
     this.jobs.notify();
   }
 
-  /** POST /dam/assets/check-duplicates: which of the hashes the workspace's library already has, with the assets. */
+  /**
+   * POST /dam/assets/check-duplicates: which of the hashes the workspace's library already has, with the assets, of those
+   * the caller sees: a viewer learns nothing of others' private assets, not even that one holds a file (asset-visibility.ts).
+   */
   async checkDuplicates(caller: Caller, body: Static<typeof CheckDuplicatesBody>): Promise<DuplicatesView> {
-    await requireRole(this.ctx.db, body.workspaceId, caller.id, 'viewer');
+    const sight = await requireSight(this.ctx.db, body.workspaceId, caller.id);
     const wanted = [...new Set(body.hashes)];
     const found = new Map<string, number[]>();
-    for (const row of await hashes.assetsWithHashes(this.ctx.db, body.workspaceId, wanted)) {
+    for (const row of await hashes.assetsWithHashes(this.ctx.db, body.workspaceId, wanted, sight)) {
       found.set(row.sha256, [...(found.get(row.sha256) ?? []), row.id]);
     }
     return { duplicates: wanted.filter((h) => found.has(h)).map((sha256) => ({ sha256, asset_ids: found.get(sha256)! })) };

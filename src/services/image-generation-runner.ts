@@ -106,6 +106,7 @@ export class ImageGenerationRunner {
           width: image.width,
           height: image.height,
           created_by: g.requested_by_name,
+          uploaded_by: g.requested_by,
           created_at: this.ctx.now(),
           status: 'uploading',
         });

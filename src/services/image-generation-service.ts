@@ -7,6 +7,8 @@ import { folderExistsInWorkspace } from '../repositories/folders.js';
 import * as repo from '../repositories/image-generations.js';
 import type { GenerateImageInput, GenerationView } from '../routes/image-generation-schemas.js';
 import { requireRole } from './access.js';
+import { sightOf } from './visibility.js';
+import { visibleAmong } from '../repositories/assets.js';
 import * as quota from './quota-service.js';
 import type { Caller } from './auth-service.js';
 
@@ -89,17 +91,22 @@ export class ImageGenerationService {
     return toGenerationView(generation, []);
   }
 
-  /** Members of the generation's workspace (viewers too); anyone else 404, as if it did not exist. */
+  /**
+   * Members of the generation's workspace (viewers too); anyone else 404, as if it did not exist. Its assets as the
+   * caller sees them: one made private since leaves a viewer's list unless they asked for it (domain/asset-visibility.ts).
+   */
   async get(caller: Caller, id: number): Promise<GenerationView> {
     this.configured();
     const generation = await repo.findGeneration(this.ctx.db, id);
     if (!generation) throw notFound('Image generation');
+    let role;
     try {
-      await requireRole(this.ctx.db, generation.workspace_id, caller.id, 'viewer');
+      role = await requireRole(this.ctx.db, generation.workspace_id, caller.id, 'viewer');
     } catch (err) {
       throw (err as { code?: string }).code === 'NOT_FOUND' ? notFound('Image generation') : err;
     }
-    const assets = await repo.readyAssetIds(this.ctx.db, [id]);
-    return toGenerationView(generation, assets.get(id) ?? []);
+    const made = (await repo.readyAssetIds(this.ctx.db, [id])).get(id) ?? [];
+    const visible = await visibleAmong(this.ctx.db, generation.workspace_id, sightOf(role, caller.id), made);
+    return toGenerationView(generation, made.filter((a) => visible.has(a)));
   }
 }

@@ -1,4 +1,6 @@
 import type { AppContext } from '../context.js';
+import type { ViewerWorkspaces } from '../domain/asset-visibility.js';
+import type { MediaGrant } from '../media/links.js';
 import { parseSearchSortOrder, type SearchSortOrder } from '../domain/sort-orders.js';
 import { notFound } from '../errors.js';
 import { COLLECTION_NAMES, KIND, type CollectionName } from '../search/collections.js';
@@ -43,7 +45,8 @@ function facetsAsked(facetBy: string | undefined, maxValues: number | undefined,
   return { fields: parseFacetBy(facetBy, field), limit: maxValues ?? DEFAULT_FACET_VALUES };
 }
 
-export type AssetLinks = (assetIds: readonly number[]) => Promise<Map<number, { thumbnail_url: string; file_url: string }>>;
+/** Signed media URLs of assets' current versions, for the caller (`grant`: media URLs serve while it holds, media/links.ts). */
+export type AssetLinks = (assetIds: readonly number[], grant: MediaGrant) => Promise<Map<number, { thumbnail_url: string; file_url: string }>>;
 
 export function toSearchDocument(row: DocumentRow): SearchDocument {
   const doc: SearchDocument = {
@@ -65,6 +68,15 @@ export function toSearchDocument(row: DocumentRow): SearchDocument {
   if (row.description !== null) doc.description = row.description;
   if (row.embedded) Object.assign(doc, row.embedded);
   return doc;
+}
+
+/**
+ * The workspaces a search reads, and those of them where the caller is a viewer: there, private assets show only when
+ * the caller uploaded them (domain/asset-visibility.ts), in hits, counts, facets, suggestions and duplicate_of.
+ */
+export interface SearchScope {
+  readonly workspaceIds: number[];
+  readonly viewer: ViewerWorkspaces | null;
 }
 
 /** What each collection holds, for the meaning of a size order (sort-orders.ts). */
@@ -128,11 +140,11 @@ export class SearchService {
 
   /** Up to 10 completions: tags, then names, that start with q (ASCII case folded), without case duplicates. */
   async suggest(caller: Caller, q: string, workspaceId: number | undefined): Promise<string[]> {
-    const workspaceIds = await this.workspaces(caller, workspaceId);
+    const { workspaceIds, viewer } = await this.workspaces(caller, workspaceId);
     if (workspaceIds.length === 0) return [];
     const seen = new Set<string>();
     const out: string[] = [];
-    for (const text of await suggestions(this.ctx.db, workspaceIds, foldAscii(q), SUGGESTIONS)) {
+    for (const text of await suggestions(this.ctx.db, workspaceIds, foldAscii(q), SUGGESTIONS, viewer)) {
       const key = foldAscii(text);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -146,7 +158,7 @@ export class SearchService {
       const predicate = compileFilter(query.filter, query.filterField);
       return { query, words: queryWords(query.q), predicate, required: requiredWords(predicate) };
     });
-    const workspaceIds = await this.workspaces(caller, workspaceFilter === undefined ? undefined : Number(workspaceFilter));
+    const { workspaceIds, viewer } = await this.workspaces(caller, workspaceFilter === undefined ? undefined : Number(workspaceFilter));
     return Promise.all(
       planned.map(async ({ query, words, predicate, required }) => {
         const result: SearchResult = {
@@ -160,13 +172,13 @@ export class SearchService {
         if (workspaceIds.length === 0) return result;
         const sort = query.sortBy ? parseSearchSortOrder(query.sortBy, LISTED[query.collection]) : null;
         // The SQL once the workspaces are known: embedded-metadata filters read their tables within them.
-        const filter = predicate && predicateSql(predicate, workspaceIds);
+        const filter = predicate && predicateSql(predicate, workspaceIds, viewer);
         const { fields, limit } = query.facets;
         const facets = fields.length ? { fields, limit, sample: this.ctx.config.searchFacetSample, dialect: this.facetDialect } : null;
-        const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, words, filter, required, sort, facets };
+        const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, viewer, words, filter, required, sort, facets };
         const offset = (query.page - 1) * query.perPage;
         const { found, rows, facets: counted } = await searchDocuments(this.ctx.db, this.text, plan, query.perPage, offset);
-        const links = query.collection === 'digital_assets' ? await this.assetLinks(rows.map((r) => r.id)) : undefined;
+        const links = query.collection === 'digital_assets' ? await this.assetLinks(rows.map((r) => r.id), { userId: caller.id }) : undefined;
         const hits = rows.map((row) => ({ document: { ...toSearchDocument(row), ...links?.get(row.id) } }));
         const facet_counts = toFacetCounts(fields, counted?.rows ?? [], found, counted?.sampled ?? false);
         return { ...result, found, hits, facet_counts };
@@ -176,19 +188,23 @@ export class SearchService {
 
   /**
    * The workspaces a search of the caller reads (all theirs, or the one of workspace_id_filter, which they must be a
-   * member of): what an answer depends on besides the request, checked on every request (routes/search.ts).
+   * member of) and where the caller is a viewer: what an answer depends on besides the request and the caller (whose
+   * media URLs it holds), checked on every request (routes/search.ts).
    */
-  scope(caller: Caller, workspaceFilter: string | number | undefined): Promise<number[]> {
+  scope(caller: Caller, workspaceFilter: string | number | undefined): Promise<SearchScope> {
     return this.workspaces(caller, workspaceFilter === undefined ? undefined : Number(workspaceFilter));
   }
 
-  private async workspaces(caller: Caller, workspaceId: number | undefined): Promise<number[]> {
+  private async workspaces(caller: Caller, workspaceId: number | undefined): Promise<SearchScope> {
+    const scope = (members: { id: number; role: string }[]): SearchScope => {
+      const viewerOf = members.filter((m) => m.role === 'viewer').map((m) => m.id);
+      return { workspaceIds: members.map((m) => m.id), viewer: viewerOf.length ? { userId: caller.id, workspaceIds: viewerOf } : null };
+    };
     if (workspaceId !== undefined) {
       // Ids are 32-bit integers; a larger one is no workspace of the caller (and never reaches SQL).
       if (workspaceId > MAX_ID) throw notFound('Workspace');
-      await this.reads.requireMember(workspaceId, caller);
-      return [workspaceId];
+      return scope([{ id: workspaceId, role: await this.reads.requireMember(workspaceId, caller) }]);
     }
-    return (await this.reads.workspacesOf(caller)).map((w) => w.id);
+    return scope(await this.reads.workspacesOf(caller));
   }
 }

@@ -98,6 +98,8 @@ export class ServerUploadService {
         tags,
         visibility: input.visibility ?? 0,
         created_by: caller.name || caller.email,
+        // The uploader; for a ZIP or drive import (which store each file through here) the user who asked for it.
+        uploaded_by: caller.id,
         created_at: this.ctx.now(),
         status: 'uploading',
       });

@@ -223,10 +223,10 @@ export class ShareAccessService {
       height: row.height,
       version: `v${row.number ?? 0}`,
       folder_path: (row.folder_id !== null && paths.get(row.folder_id)) || [],
-      thumbnail_url: row.thumbnail_key ? this.links.signed(row.version_id, 'thumbnail') : this.links.icon(fileTypeOf(row.mime_type)),
-      preview_url: row.preview_key ? this.links.signed(row.version_id, 'preview') : null,
+      thumbnail_url: row.thumbnail_key ? this.links.signed(row.version_id, 'thumbnail', 'public') : this.links.icon(fileTypeOf(row.mime_type)),
+      preview_url: row.preview_key ? this.links.signed(row.version_id, 'preview', 'public') : null,
       // The video kind serves the file itself when it already plays everywhere ('original'), so no file URL is handed out.
-      video_url: row.video_preview_status === 'ready' || row.video_preview_status === 'original' ? this.links.signed(row.version_id, 'video') : null,
+      video_url: row.video_preview_status === 'ready' || row.video_preview_status === 'original' ? this.links.signed(row.version_id, 'video', 'public') : null,
       download_url: downloadUrl,
     };
   }

@@ -3,8 +3,9 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { diffFields } from '../domain/activity.js';
+import { ALL_ASSETS, isPrivate } from '../domain/asset-visibility.js';
 import { DEFAULT_SHARE_LIFETIME, SHARE_KEY_BYTES, shareStatus } from '../domain/shares.js';
-import { appError, notFound } from '../errors.js';
+import { appError, notFound, type AppError } from '../errors.js';
 import * as assets from '../repositories/assets.js';
 import { findCollection } from '../repositories/collections.js';
 import { findFolder } from '../repositories/folders.js';
@@ -56,6 +57,20 @@ function targetField(body: ShareCreateInput): (typeof TARGET_FIELDS)[number] {
   }
   if (given.length > 1) throw badReference(given[1]!, `a link has exactly one target, and ${given[0]} was given too`);
   return given[0]!;
+}
+
+/**
+ * A shared link is a public surface: only public assets reach one (domain/asset-visibility.ts). A link naming private
+ * assets is refused, with their ids, rather than made with fewer items than asked for.
+ */
+function privateAssets(field: 'asset_ids' | 'version_id', ids: readonly number[]): AppError {
+  const list = ids.slice(0, 20).join(', ') + (ids.length > 20 ? ` and ${ids.length - 20} more` : '');
+  return appError(
+    'VALIDATION_ERROR',
+    `${field}: private ${ids.length === 1 ? 'asset' : 'assets'} ${list} cannot be shared by link: only public assets (visibility 0) ` +
+      'reach a shared link; make them public first',
+    { field, private_asset_ids: [...ids] },
+  );
 }
 
 /** A blank description is none. */
@@ -204,15 +219,21 @@ export class ShareService {
     return expiresAt;
   }
 
-  /** The target must be a live item of the workspace (missing, in the trash or of another workspace: a 400 naming the field). */
+  /**
+   * The target must be a live item of the workspace (missing, in the trash or of another workspace: a 400 naming the field).
+   * Listed assets and a version's asset must be public (a 400 naming the private ones); a folder or collection may hold
+   * private assets, which its link does not show (repositories/share-items.ts).
+   */
   private async checkTarget(body: ShareCreateInput, field: (typeof TARGET_FIELDS)[number]): Promise<{ name: string | null }> {
     const db = this.ctx.db;
     const ws = body.workspaceId;
     if (field === 'asset_ids') {
       const ids = body.asset_ids ?? [];
-      const found = await assets.assetIdsInWorkspace(db, ws, ids);
+      const found = new Map((await assets.assetsInWorkspace(db, ws, ids)).map((a) => [a.id, a]));
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) throw badReference('asset_ids', `not assets of workspace ${ws}: ${missing.slice(0, 20).join(', ')}`);
+      const hidden = [...new Set(ids.filter((id) => isPrivate(found.get(id)!.visibility)))];
+      if (hidden.length > 0) throw privateAssets('asset_ids', hidden);
       return { name: `${ids.length} ${ids.length === 1 ? 'asset' : 'assets'}` };
     }
     if (field === 'folder_id') {
@@ -221,7 +242,7 @@ export class ShareService {
       return { name: folder.name };
     }
     if (field === 'collection_id') {
-      const collection = await findCollection(db, body.collection_id!);
+      const collection = await findCollection(db, body.collection_id!, ALL_ASSETS);
       if (collection?.workspace_id !== ws) throw badReference('collection_id', `collection ${body.collection_id} does not exist in workspace ${ws}`);
       return { name: collection.name };
     }
@@ -230,6 +251,7 @@ export class ShareService {
     if (!version || !asset || asset.workspace_id !== ws || !assets.inCatalog(asset)) {
       throw badReference('version_id', `version ${body.version_id} is not a version of an asset of workspace ${ws}`);
     }
+    if (isPrivate(asset.visibility)) throw privateAssets('version_id', [asset.id]);
     return { name: asset.display_file_name };
   }
 

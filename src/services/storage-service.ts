@@ -16,6 +16,8 @@ import { LocalStore, normalizeEtag } from '../storage/local-store.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
 import type { Caller } from './auth-service.js';
 import { requireRole } from './access.js';
+import { requireSight } from './visibility.js';
+import { sees } from '../domain/asset-visibility.js';
 import { ActivityService, assetSubject } from './activity-service.js';
 import type { UploadSessionRow } from '../db/schema.js';
 import type { AssetRecord } from '../repositories/assets.js';
@@ -123,6 +125,7 @@ export class StorageService {
       mime_type: input.fileType,
       file_size: 0,
       created_by: caller.name || caller.email,
+      uploaded_by: caller.id,
       created_at: now,
       status: 'uploading',
     });
@@ -330,8 +333,10 @@ export class StorageService {
     rangeHeader: string | undefined,
   ): Promise<DownloadResult> {
     const { assetId, versionId } = parseAssetKey(query.key, query.workspaceId);
-    await requireRole(this.ctx.db, query.workspaceId, caller.id, 'viewer');
+    const sight = await requireSight(this.ctx.db, query.workspaceId, caller.id);
     const asset = await this.readyAsset(assetId, query.workspaceId);
+    // Another's private asset is no object of a viewer's: 404 as for a missing key (domain/asset-visibility.ts).
+    if (!sees(sight, asset)) throw notFound('Object');
     let file = { key: asset.storage_key, name: asset.display_file_name || asset.file_name, mime: asset.mime_type };
     if (versionId !== undefined) {
       const version = await versions.findVersion(this.ctx.db, versionId);

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import type { Changes } from '../domain/activity.js';
 import type { FileType } from '../domain/file-types.js';
+import type { MediaGrant } from '../media/links.js';
 import { renumber } from '../repositories/collections.js';
 import * as trash from '../repositories/trash.js';
 import { findWorkspace } from '../repositories/workspaces.js';
@@ -19,9 +20,10 @@ import { requireRole } from './access.js';
 import { ActivityService, type Actor } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { badReference, pageWindow } from './catalog-access.js';
+import { requireSight } from './visibility.js';
 
-/** thumbnail_url of the current version of each asset (VersionService.currentLinks). */
-export type ThumbnailLinks = (assetIds: readonly number[]) => Promise<Map<number, { thumbnail_url: string }>>;
+/** thumbnail_url of the current version of each asset (VersionService.currentLinks), for the caller (`grant`). */
+export type ThumbnailLinks = (assetIds: readonly number[], grant: MediaGrant) => Promise<Map<number, { thumbnail_url: string }>>;
 
 const DAY = 86_400;
 const LABEL: Record<trash.TrashKind, string> = { asset: 'Asset', folder: 'Folder', collection: 'Collection' };
@@ -39,10 +41,14 @@ export class TrashService {
   ) {}
 
   async list(caller: Caller, q: Static<typeof TrashListQuery>): Promise<PageView<TrashItemView>> {
-    await requireRole(this.ctx.db, q.workspaceId, caller.id, 'viewer');
+    // A viewer's trash holds the public assets and their own private ones, as their library does (domain/asset-visibility.ts).
+    const sight = await requireSight(this.ctx.db, q.workspaceId, caller.id);
     const w = pageWindow(q);
-    const { items, total } = await trash.listTrash(this.ctx.db, q.workspaceId, w);
-    const links = await this.thumbnails(items.filter((i) => i.kind === 'asset').map((i) => i.id));
+    const { items, total } = await trash.listTrash(this.ctx.db, q.workspaceId, w, sight);
+    const links = await this.thumbnails(
+      items.filter((i) => i.kind === 'asset').map((i) => i.id),
+      { userId: caller.id },
+    );
     const keep = this.ctx.config.trashDays * DAY;
     const views = items.map(
       (i): TrashItemView => ({

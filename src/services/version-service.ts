@@ -4,7 +4,7 @@ import { fileTypeOf } from '../domain/file-types.js';
 import { METADATA_LIMITS, jsonLimitViolation } from '../http/json-limits.js';
 import { appError, notFound } from '../errors.js';
 import type { SpooledFile } from '../http/multipart.js';
-import type { MediaLinks } from '../media/links.js';
+import type { MediaGrant, MediaLinks } from '../media/links.js';
 import { probeImage } from '../media/probe.js';
 import { sniffFile } from '../media/sniff.js';
 import * as assets from '../repositories/assets.js';
@@ -16,7 +16,7 @@ import { StoreError, type ObjectStore } from '../storage/object-store.js';
 import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import * as quota from './quota-service.js';
-import { loadAuthorized } from './catalog-access.js';
+import { authorizeAsset, loadVisibleAsset } from './visibility.js';
 import { toAssetView } from './asset-service.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
 import { restoredFromOf, type VersionLifecycle } from './version-lifecycle.js';
@@ -66,7 +66,7 @@ export class VersionService {
   async list(caller: Caller, assetId: number): Promise<VersionView[]> {
     const asset = await this.loadAsset(caller, assetId, 'viewer');
     const listed = await versions.listVersions(this.ctx.db, asset.id);
-    return listed.map((v) => this.view(v, asset));
+    return listed.map((v) => this.view(v, asset, { userId: caller.id }));
   }
 
   /** seed 3: the new version is current, the previous current becomes history; a thumbnail job is queued. */
@@ -97,7 +97,7 @@ export class VersionService {
         { actor: caller },
       );
     });
-    return this.view({ ...promoted, thumbnail_key: null }, { ...asset, metadata: promoted.metadata });
+    return this.view({ ...promoted, thumbnail_key: null }, { ...asset, metadata: promoted.metadata }, { userId: caller.id });
   }
 
   /** seed 3, 9: a new version (next label) with the restored version's file and metadata becomes current. */
@@ -146,7 +146,7 @@ export class VersionService {
   async preview(caller: Caller, versionId: number): Promise<PreviewView> {
     const v = await this.loadVersion(caller, versionId, 'viewer');
     const preview = await versions.findRendition(this.ctx.db, v.id, 'preview');
-    if (preview) return { url: this.links.signed(v.id, 'preview'), mime_type: preview.mime_type, width: preview.width, height: preview.height };
+    if (preview) return { url: this.links.signed(v.id, 'preview', { userId: caller.id }), mime_type: preview.mime_type, width: preview.width, height: preview.height };
     if (v.preview_status === 'pending') {
       throw appError('NOT_FOUND', `The preview of version v${v.number} is still being made; try again shortly`, { preview_status: 'pending' });
     }
@@ -177,13 +177,16 @@ export class VersionService {
     return { id: v.id };
   }
 
-  /** thumbnail_url and file_url of the current version of each asset, for other resources (search documents). */
-  async currentLinks(assetIds: readonly number[]): Promise<Map<number, { thumbnail_url: string; file_url: string }>> {
+  /**
+   * thumbnail_url and file_url of the current version of each asset, for other resources (search documents, the
+   * trash), under `grant`: the caller the resource answers (media URLs serve while their grant holds, media/links.ts).
+   */
+  async currentLinks(assetIds: readonly number[], grant: MediaGrant): Promise<Map<number, { thumbnail_url: string; file_url: string }>> {
     const current = await versions.currentVersionsOf(this.ctx.db, assetIds);
-    return new Map(current.map((v) => [v.asset_id, { thumbnail_url: this.thumbnailUrl(v), file_url: this.links.signed(v.id, 'file') }]));
+    return new Map(current.map((v) => [v.asset_id, { thumbnail_url: this.thumbnailUrl(v, grant), file_url: this.links.signed(v.id, 'file', grant) }]));
   }
 
-  private view(v: versions.ListedVersion, asset: assets.AssetRecord): VersionView {
+  private view(v: versions.ListedVersion, asset: assets.AssetRecord, grant: MediaGrant): VersionView {
     return {
       id: v.id,
       version: `v${v.number}`,
@@ -194,8 +197,8 @@ export class VersionService {
       mime_type: v.mime_type,
       created_at: new Date(v.created_at * 1000).toISOString(),
       created_by: v.created_by,
-      thumbnail_url: this.thumbnailUrl(v),
-      file_url: this.links.signed(v.id, 'file'),
+      thumbnail_url: this.thumbnailUrl(v, grant),
+      file_url: this.links.signed(v.id, 'file', grant),
       is_current: v.is_current === 1,
       // Edits to the asset's metadata land on the asset; they are the current version's (seed 9).
       metadata: v.is_current === 1 ? asset.metadata : v.metadata,
@@ -203,45 +206,41 @@ export class VersionService {
       page_count: v.page_count,
       sha256: v.sha256,
       restored_from: restoredFromOf(v),
-      video_preview: this.videoPreview(v),
+      video_preview: this.videoPreview(v, grant),
     };
   }
 
   /** issue #15: the playable preview of a video version: a transcode, or the file itself when it already plays everywhere. */
-  private videoPreview(v: versions.VersionRecord): VideoPreviewView | null {
+  private videoPreview(v: versions.VersionRecord, grant: MediaGrant): VideoPreviewView | null {
     switch (v.video_preview_status) {
       case null:
         return null;
       case 'ready':
-        return { status: 'ready', url: this.links.signed(v.id, 'video'), mime_type: 'video/mp4', source: 'transcode', note: null };
+        return { status: 'ready', url: this.links.signed(v.id, 'video', grant), mime_type: 'video/mp4', source: 'transcode', note: null };
       case 'original':
-        return { status: 'ready', url: this.links.signed(v.id, 'file'), mime_type: 'video/mp4', source: 'original', note: null };
+        return { status: 'ready', url: this.links.signed(v.id, 'file', grant), mime_type: 'video/mp4', source: 'original', note: null };
       default:
         return { status: v.video_preview_status, url: null, mime_type: null, source: null, note: v.video_preview_note };
     }
   }
 
-  private thumbnailUrl(v: versions.ListedVersion): string {
-    return v.thumbnail_key ? this.links.signed(v.id, 'thumbnail') : this.links.icon(fileTypeOf(v.mime_type));
+  private thumbnailUrl(v: versions.ListedVersion, grant: MediaGrant): string {
+    return v.thumbnail_key ? this.links.signed(v.id, 'thumbnail', grant) : this.links.icon(fileTypeOf(v.mime_type));
   }
 
-  /** An asset still 'uploading' (not in the catalog yet) or in the trash: 404 like a missing one, or one of another workspace. */
+  /**
+   * An asset still 'uploading' (not in the catalog yet), in the trash, of another workspace or another's private asset
+   * the caller may not see (domain/asset-visibility.ts): 404 like a missing one.
+   */
   private loadAsset(caller: Caller, id: number, min: MinRole): Promise<assets.AssetRecord> {
-    const load = async () => {
-      const found = await assets.findAsset(this.ctx.db, id);
-      return found && assets.inCatalog(found) ? found : undefined;
-    };
-    return loadAuthorized(this.ctx.db, 'Asset', load, caller.id, min);
+    return loadVisibleAsset(this.ctx.db, id, caller.id, min);
   }
 
-  /** A version of an asset in the trash is 404 too, as its asset is. */
-  private loadVersion(caller: Caller, id: number, min: MinRole): Promise<versions.VersionRecord> {
-    const load = async () => {
-      const found = await versions.findVersion(this.ctx.db, id);
-      if (found?.status !== 'ready') return undefined;
-      const asset = await assets.findAsset(this.ctx.db, found.asset_id);
-      return asset && assets.inCatalog(asset) ? found : undefined;
-    };
-    return loadAuthorized(this.ctx.db, 'Version', load, caller.id, min);
+  /** A version of an asset in the trash, or of a private asset the caller may not see, is 404 too, as its asset is. */
+  private async loadVersion(caller: Caller, id: number, min: MinRole): Promise<versions.VersionRecord> {
+    const found = await versions.findVersion(this.ctx.db, id);
+    const asset = found?.status === 'ready' ? await assets.findAsset(this.ctx.db, found.asset_id) : undefined;
+    await authorizeAsset(this.ctx.db, 'Version', asset && assets.inCatalog(asset) ? asset : undefined, caller.id, min);
+    return found!;
   }
 }

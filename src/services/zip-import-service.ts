@@ -10,7 +10,8 @@ import type { ObjectStore } from '../storage/object-store.js';
 import { ZipArchive } from '../zip/zip-reader.js';
 import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
-import { badReference, loadAuthorized, pageWindow } from './catalog-access.js';
+import { badReference, pageWindow } from './catalog-access.js';
+import { loadVisibleAsset, sightOf } from './visibility.js';
 import { zipReadError } from './zip-service.js';
 
 export function toImportView(
@@ -65,8 +66,8 @@ export class ZipImportService {
 
   async start(caller: Caller, input: ZipImportInput): Promise<ZipImportView> {
     const { db } = this.ctx;
-    const asset = await loadAuthorized(db, 'Asset', () => assets.findAsset(db, input.assetId), caller.id, 'manager');
-    if (!assets.inCatalog(asset) || !asset.storage_key) throw notFound('Asset');
+    const asset = await loadVisibleAsset(db, input.assetId, caller.id, 'manager');
+    if (!asset.storage_key) throw notFound('Asset');
     const ws = asset.workspace_id;
     if (input.folder_id !== undefined && !(await folderExistsInWorkspace(db, ws, input.folder_id))) {
       throw badReference('folder_id', `folder ${input.folder_id} does not exist in the archive's workspace`);
@@ -119,17 +120,28 @@ export class ZipImportService {
     }
   }
 
-  /** Members of the import's workspace (viewers too); anyone else 404. */
+  /**
+   * Members of the import's workspace (viewers too) who see its archive; anyone else 404. An entry's asset that the caller
+   * does not see (made private since) is answered as no asset (domain/asset-visibility.ts).
+   */
   async get(caller: Caller, id: number, q: { page?: number; per_page?: number }): Promise<ZipImportView> {
     const imp = await repo.findImport(this.ctx.db, id);
     if (!imp) throw notFound('ZIP import');
+    let role;
     try {
-      await requireRole(this.ctx.db, imp.workspace_id, caller.id, 'viewer');
+      role = await requireRole(this.ctx.db, imp.workspace_id, caller.id, 'viewer');
     } catch (err) {
       throw (err as { code?: string }).code === 'NOT_FOUND' ? notFound('ZIP import') : err;
     }
+    const sight = sightOf(role, caller.id);
+    if (imp.source_asset_id !== null && !(await assets.visibleAmong(this.ctx.db, imp.workspace_id, sight, [imp.source_asset_id])).has(imp.source_asset_id)) {
+      throw notFound('ZIP import');
+    }
     const w = pageWindow(q);
-    const [counts, items] = await Promise.all([repo.countOutcomes(this.ctx.db, id), repo.listEntries(this.ctx.db, id, w)]);
+    const [counts, listed] = await Promise.all([repo.countOutcomes(this.ctx.db, id), repo.listEntries(this.ctx.db, id, w)]);
+    const made = listed.flatMap((e) => (e.asset_id === null ? [] : [e.asset_id]));
+    const visible = await assets.visibleAmong(this.ctx.db, imp.workspace_id, sight, made);
+    const items = listed.map((e) => (e.asset_id === null || visible.has(e.asset_id) ? e : { ...e, asset_id: null }));
     return toImportView(imp, counts, { items, page: w.page, per_page: w.per_page });
   }
 }

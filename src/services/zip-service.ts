@@ -2,8 +2,9 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import mime from 'mime-types';
 import type { AppContext } from '../context.js';
+import { ALL_ASSETS, type AssetSight } from '../domain/asset-visibility.js';
 import { appError, notFound } from '../errors.js';
-import * as assets from '../repositories/assets.js';
+import type * as assets from '../repositories/assets.js';
 import { collectionAssetIds, findCollection } from '../repositories/collections.js';
 import { findFolder } from '../repositories/folders.js';
 import * as selection from '../repositories/zip-selection.js';
@@ -13,10 +14,9 @@ import { archiveStream, contentDispositionAttachment, type ArchiveItem } from '.
 import type { ZipLinks } from '../zip/download-links.js';
 import { sanitizeSegment } from '../zip/entry-names.js';
 import { ZipArchive, ZipInvalidError, ZipLimitError, type ZipEntryInfo } from '../zip/zip-reader.js';
-import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
-import { loadAuthorized } from './catalog-access.js';
 import { fileNameFor } from './downloads.js';
+import { loadVisibleAsset, requireSight } from './visibility.js';
 
 /** Assets read from the database per query while a folder or collection streams. */
 const PAGE = 500;
@@ -129,20 +129,24 @@ export class ZipService {
     return { fileName: selected.fileName, entries: selected.entries, stream: archiveStream(this.store, selected.items, log) };
   }
 
-  /** The checks of a download, before its first byte: the user's membership (viewers too), one target of the workspace, the entry limit. */
+  /**
+   * The checks of a download, before its first byte: the user's membership (viewers too), one target of the workspace, the
+   * entry limit. What the archive holds is what the user sees (domain/asset-visibility.ts): a listed asset they may not see
+   * is 404 like a missing one, a folder or collection holds only the assets they see.
+   */
   private async select(userId: number, q: ZipDownloadInput) {
     const ws = q.workspaceId;
-    await requireRole(this.ctx.db, ws, userId, 'viewer');
+    const sight = await requireSight(this.ctx.db, ws, userId);
     const targets = [q.asset_ids, q.folder_id, q.collection_id].filter((t) => t !== undefined).length;
     if (targets !== 1) {
       throw appError('VALIDATION_ERROR', 'Give exactly one of asset_ids, folder_id or collection_id', { field: 'asset_ids' });
     }
     const selected =
       q.asset_ids !== undefined
-        ? await this.assetSelection(ws, q.asset_ids)
+        ? await this.assetSelection(ws, q.asset_ids, sight)
         : q.folder_id !== undefined
-          ? await this.folderSelection(ws, q.folder_id)
-          : await this.collectionSelection(ws, q.collection_id!);
+          ? await this.folderSelection(ws, q.folder_id, sight)
+          : await this.collectionSelection(ws, q.collection_id!, sight);
     const max = this.ctx.config.zip.downloadMaxEntries;
     if (selected.entries > max) {
       throw appError('ZIP_TOO_MANY_ENTRIES', `The selection holds ${selected.entries} files and folders; one ZIP download holds at most ${max}`, {
@@ -153,10 +157,10 @@ export class ZipService {
     return selected;
   }
 
-  private async assetSelection(ws: number, list: string) {
+  private async assetSelection(ws: number, list: string, sight: AssetSight) {
     const ids = [...new Set(list.split(',').map(Number))];
     if (ids.some((id) => !Number.isSafeInteger(id))) throw appError('VALIDATION_ERROR', 'asset_ids: an id is larger than 2^53 - 1', { field: 'asset_ids' });
-    const found = new Map((await selection.archivedAssets(this.ctx.db, ws, ids)).map((a) => [a.id, a]));
+    const found = new Map((await selection.archivedAssets(this.ctx.db, ws, ids, sight)).map((a) => [a.id, a]));
     const missing = ids.find((id) => !found.get(id)?.storage_key);
     if (missing !== undefined) throw notFound(`Asset ${missing}`);
     const items = ids.map((id) => item(found.get(id)!, ''));
@@ -164,7 +168,7 @@ export class ZipService {
   }
 
   /** The folder's files at the archive's top level, each sub-folder a directory (empty ones included). */
-  private async folderSelection(ws: number, folderId: number) {
+  private async folderSelection(ws: number, folderId: number, sight: AssetSight) {
     const db = this.ctx.db;
     const root = await findFolder(db, folderId);
     if (!root || root.workspace_id !== ws) throw notFound('Folder');
@@ -182,13 +186,13 @@ export class ZipService {
       paths.set(id, p);
       return p;
     };
-    const count = await selection.countSubtreeAssets(db, ws, folderId);
+    const count = await selection.countSubtreeAssets(db, ws, folderId, sight);
     async function* items(): AsyncGenerator<ArchiveItem> {
       for (const f of folders) {
         if (f.id !== folderId) yield { path: pathOf(f.id), objectKey: '', size: 0, mimeType: '', modifiedAt: f.modified_at, kind: 'directory' };
       }
       for (let after = 0; ; ) {
-        const page = await selection.subtreeAssetsAfter(db, ws, folderId, after, PAGE);
+        const page = await selection.subtreeAssetsAfter(db, ws, folderId, after, PAGE, sight);
         for (const a of page) if (a.storage_key) yield item(a, pathOf(a.folder_id ?? folderId));
         if (page.length < PAGE) return;
         after = page[page.length - 1]!.id;
@@ -197,15 +201,15 @@ export class ZipService {
     return { fileName: `${root.name}.zip`, entries: count + folders.length - 1, items: items() };
   }
 
-  private async collectionSelection(ws: number, collectionId: number) {
+  private async collectionSelection(ws: number, collectionId: number, sight: AssetSight) {
     const db = this.ctx.db;
-    const collection = await findCollection(db, collectionId);
+    const collection = await findCollection(db, collectionId, ALL_ASSETS);
     if (!collection || collection.workspace_id !== ws) throw notFound('Collection');
-    const ids = await collectionAssetIds(db, ws, collectionId);
+    const ids = await collectionAssetIds(db, ws, collectionId, sight);
     async function* items(): AsyncGenerator<ArchiveItem> {
       for (let i = 0; i < ids.length; i += PAGE) {
         const batch = ids.slice(i, i + PAGE);
-        const found = new Map((await selection.archivedAssets(db, ws, batch)).map((a) => [a.id, a]));
+        const found = new Map((await selection.archivedAssets(db, ws, batch, sight)).map((a) => [a.id, a]));
         for (const id of batch) {
           const a = found.get(id);
           if (a?.storage_key) yield item(a, '');
@@ -215,10 +219,10 @@ export class ZipService {
     return { fileName: `${collection.name}.zip`, entries: ids.length, items: items() };
   }
 
-  /** A ZIP asset the caller may read (viewers too), opened on its central directory. */
+  /** A ZIP asset the caller may read (viewers too, when they see it), opened on its central directory. */
   private async openArchive(caller: Caller, assetId: number): Promise<{ asset: assets.AssetRecord; archive: ZipArchive }> {
-    const asset = await loadAuthorized(this.ctx.db, 'Asset', () => assets.findAsset(this.ctx.db, assetId), caller.id, 'viewer');
-    if (!assets.inCatalog(asset) || !asset.storage_key) throw notFound('Asset');
+    const asset = await loadVisibleAsset(this.ctx.db, assetId, caller.id, 'viewer');
+    if (!asset.storage_key) throw notFound('Asset');
     try {
       return { asset, archive: await ZipArchive.open(this.store, asset.storage_key, asset.file_size) };
     } catch (err) {

@@ -22,6 +22,7 @@ export async function makeAsset(db: DB, workspaceId: number, overrides: Partial<
     created_by: 'factory',
     created_at: Math.floor(Date.now() / 1000),
     ...overrides,
+    uploaded_by: overrides.uploaded_by ?? null,
   });
   return toAssetView(record);
 }

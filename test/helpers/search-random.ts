@@ -60,6 +60,7 @@ export async function seedRandomCorpus(db: DB, workspaceId: number, seed = 4): P
       folder_id: r() < 0.3 ? pick(folders) : null,
       status: r() < 0.1 ? ('uploading' as const) : ('ready' as const),
       created_by: 'random',
+      uploaded_by: null,
       created_at: 1000 + Math.floor(r() * 40),
       modified_at: 1000 + Math.floor(r() * 25),
     };

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { addEmbeddedIndex } from '../../search/index-schema/index.js';
-import { INDEX_SOURCES } from '../../search/index-schema/sources.js';
+import { INDEX_SOURCES_0012 } from '../../search/index-schema/sources.js';
 import type { DialectSupport } from '../dialects/types.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -14,5 +14,6 @@ type AnyDB = Kysely<any>;
  * See src/search/index-schema/ and docs/ARCHITECTURE.md, Search.
  */
 export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
-  await addEmbeddedIndex[d.name](db, INDEX_SOURCES);
+  // The sources of this migration's time: later columns (0025's uploaded_by) do not exist yet.
+  await addEmbeddedIndex[d.name](db, INDEX_SOURCES_0012);
 }

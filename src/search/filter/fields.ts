@@ -45,7 +45,7 @@ export const FILTER_FIELDS: Readonly<Record<string, FieldSpec>> = {
     description: 'array of strings; tags:=[a, b] has tag a or b',
   },
   orientation: { kind: 'string', column: 'orientation', ...documents, nullable: true, description: 'landscape, portrait, square; absent without dimensions' },
-  visibility: { kind: 'number', column: 'visibility', ...documents, nullable: false, description: '0 = public, any other value = private' },
+  visibility: { kind: 'number', column: 'visibility', ...documents, nullable: false, description: '0 = public, any other value = private (an asset visible only to its uploader, managers and admins)' },
   modified_at: { kind: 'number', column: 'modified_at', ...documents, nullable: false, description: 'Unix seconds' },
   created_at: { kind: 'number', column: 'created_at', ...documents, nullable: false, description: 'Unix seconds' },
   id: { kind: 'number', column: 'ref_id', ...documents, nullable: false, description: 'id of the asset, folder or collection' },

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { visibleInWorkspacesSql, type ViewerWorkspaces } from '../../domain/asset-visibility.js';
 import type { GeoBox, Predicate } from './bind.js';
 import { KIND } from '../collections.js';
 import type { FieldSpec } from './fields.js';
@@ -83,13 +84,16 @@ function geoRows(box: GeoBox, workspaceIds: readonly number[]): RawBuilder<unkno
 /**
  * The SQL condition of a checked filter. `workspaceIds` are the caller's workspaces searched (never
  * empty): the embedded-metadata tables are read within them (their B-trees lead with the workspace).
+ * `viewer`: those where the caller is a viewer, in which an asset a filter names (duplicate_of) counts
+ * only when the caller may see it (domain/asset-visibility.ts); the documents themselves are held to the
+ * rule by the search (search/repository.ts).
  */
-export function predicateSql(p: Predicate, workspaceIds: readonly number[]): Condition {
+export function predicateSql(p: Predicate, workspaceIds: readonly number[], viewer: ViewerWorkspaces | null = null): Condition {
   switch (p.type) {
     case 'and':
     case 'or':
       return sql<SqlBool>`(${sql.join(
-        p.children.map((c) => predicateSql(c, workspaceIds)),
+        p.children.map((c) => predicateSql(c, workspaceIds, viewer)),
         p.type === 'and' ? sql` AND ` : sql` OR `,
       )})`;
     case 'compare':
@@ -119,10 +123,12 @@ export function predicateSql(p: Predicate, workspaceIds: readonly number[]): Con
     }
     case 'duplicate': {
       // Issue #19: assets with the hash of one of the named assets (of the caller's workspaces), those assets excluded.
+      // A private asset the caller may not see names nothing: its duplicates would tell that it exists, and its content.
+      const visible = visibleInWorkspacesSql(viewer, 'o', workspaceIds);
       const rows = sql`SELECT CAST(h.id AS BIGINT) * 4 + ${sql.lit(KIND.digital_assets)} FROM assets o
         JOIN assets h ON h.workspace_id = o.workspace_id AND h.sha256 = o.sha256
         WHERE o.workspace_id IN (${sql.join(workspaceIds)}) AND ${oneOf(sql.ref('o.id'), p.values)}
-          AND o.sha256 IS NOT NULL AND NOT ${oneOf(sql.ref('h.id'), p.values)}`;
+          AND o.sha256 IS NOT NULL AND NOT ${oneOf(sql.ref('h.id'), p.values)}${visible ? sql` AND ${visible}` : sql``}`;
       return member(rows, p.negate);
     }
     case 'collection': {

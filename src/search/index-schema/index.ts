@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DialectName } from '../../db/dialects/types.js';
-import { addPostgresEmbeddedIndex, createPostgresSearchSchema, replacePostgresSearchTriggers } from './postgres.js';
+import { addPostgresEmbeddedIndex, addPostgresUploaderIndex, createPostgresSearchSchema, replacePostgresSearchTriggers } from './postgres.js';
 import type { IndexSource } from './sources.js';
-import { addSqliteEmbeddedIndex, createSqliteSearchSchema, replaceSqliteSearchTriggers } from './sqlite.js';
+import { addSqliteEmbeddedIndex, addSqliteUploaderIndex, createSqliteSearchSchema, replaceSqliteSearchTriggers } from './sqlite.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDB = Kysely<any>;
@@ -29,4 +29,13 @@ export const replaceSearchTriggers: Readonly<Record<DialectName, (db: AnyDB, sou
 export const addEmbeddedIndex: Readonly<Record<DialectName, (db: AnyDB, sources: readonly IndexSource[]) => Promise<void>>> = {
   sqlite: addSqliteEmbeddedIndex,
   postgres: addPostgresEmbeddedIndex,
+};
+
+/**
+ * Migration 0025 (issue #27): adds search_documents.uploaded_by and installs the asset triggers of `sources`,
+ * which copy an asset's uploader there (the private-asset rule, src/domain/asset-visibility.ts).
+ */
+export const addUploaderIndex: Readonly<Record<DialectName, (db: AnyDB, sources: readonly IndexSource[]) => Promise<void>>> = {
+  sqlite: addSqliteUploaderIndex,
+  postgres: addPostgresUploaderIndex,
 };

@@ -92,6 +92,9 @@ const EMBEDDED_POSTGRES_INDEXES = [
      (kind, workspace_id, modified_at, doc_id, visibility, created_at, file_type, orientation, folder_id, taken_at)`,
 ];
 
+/** Migration 0025 (issue #27): the uploader of an asset, for the private-asset rule; null on folders and collections. */
+const UPLOADER_DDL = ['ALTER TABLE search_documents ADD COLUMN uploaded_by integer'];
+
 function where(s: IndexSource, only: boolean, extra: string | null = null): string {
   const parts = [s.readyCondition, only && 'r.id = NEW.id', extra].filter((p): p is string => Boolean(p));
   return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
@@ -116,10 +119,10 @@ function textStatements(s: IndexSource, w: string): string[] {
   ].join(" || ' ' || ");
   return [
     `INSERT INTO search_documents (doc_id, kind, ref_id, workspace_id, folder_id, file_type, orientation, visibility, created_at, modified_at,
-       ${s.embedded ? 'taken_at, ' : ''}name_norm, search_vector)
+       ${s.embedded ? 'taken_at, ' : ''}${s.uploader ? 'uploaded_by, ' : ''}name_norm, search_vector)
      SELECT ${doc}, ${s.kind}, r.id, r.workspace_id, ${s.folderColumn ? `r.${s.folderColumn}` : 'NULL'},
             ${s.fileTypeLiteral ?? 'r.file_type'}, ${s.hasOrientation ? 'r.orientation' : 'NULL'}, r.visibility, r.created_at, r.modified_at,
-            ${s.embedded ? 'r.taken_at, ' : ''}
+            ${s.embedded ? 'r.taken_at, ' : ''}${s.uploader ? 'r.uploaded_by, ' : ''}
             ' ' || array_to_string(search_words(search_split_text(r.${s.name})), ' ') || ' ',
             array_to_tsvector(search_words(${text}))
      ${from} ${w}`,
@@ -184,7 +187,16 @@ export async function createPostgresSearchSchema(db: AnyDB, sources: readonly In
   // The migrator runs inside a transaction; a direct call (tests) gets its own, for the savepoint.
   if (!db.isTransaction) return db.transaction().execute((trx) => createPostgresSearchSchema(trx, sources));
   const embedded = sources.some((s) => s.embedded) ? [...EMBEDDED_TABLE_DDL, ...EMBEDDED_INDEXES, ...EMBEDDED_POSTGRES_INDEXES] : [];
-  const statements = [...FUNCTIONS, ...TABLES, ...SHARED_INDEXES, ...embedded, ...sources.flatMap((s) => indexStatements(s, false)), ...sources.flatMap(trigger)];
+  const uploader = sources.some((s) => s.uploader) ? UPLOADER_DDL : [];
+  const statements = [
+    ...FUNCTIONS,
+    ...TABLES,
+    ...SHARED_INDEXES,
+    ...embedded,
+    ...uploader,
+    ...sources.flatMap((s) => indexStatements(s, false)),
+    ...sources.flatMap(trigger),
+  ];
   for (const statement of statements) await sql.raw(statement).execute(db);
   await tryTrigramIndex(db);
 }
@@ -215,4 +227,13 @@ export async function addPostgresEmbeddedIndex(db: AnyDB, sources: readonly Inde
   ];
   for (const statement of statements) await sql.raw(statement).execute(db);
   await replacePostgresSearchTriggers(db, [assets]);
+}
+
+/**
+ * Migration 0025: search_documents.uploaded_by, and the asset trigger of `sources`, which writes it. No row is
+ * rewritten: the assets' uploaded_by is new as well, null on every row, and so is the new index column.
+ */
+export async function addPostgresUploaderIndex(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
+  for (const statement of UPLOADER_DDL) await sql.raw(statement).execute(db);
+  await replacePostgresSearchTriggers(db, [sourceOf(sources, 'assets')]);
 }

@@ -32,6 +32,11 @@ export interface IndexSource {
    * to search_keywords; the keywords' words are searchable text (caption and creator are plainColumns).
    */
   readonly embedded: boolean;
+  /**
+   * Assets since migration 0025 (issue #27): the uploader (`uploaded_by`) goes to search_documents, so that a
+   * search can apply the private-asset rule (src/domain/asset-visibility.ts) on the index alone.
+   */
+  readonly uploader: boolean;
 }
 
 const COMMON = ['workspace_id', 'tags', 'visibility', 'created_at', 'modified_at'];
@@ -51,6 +56,7 @@ export const INDEX_SOURCES_0003: readonly IndexSource[] = [
     readyCondition: "r.status = 'ready'",
     watched: [...COMMON, 'folder_id', 'display_file_name', 'file_name', 'file_type', 'orientation', 'status'],
     embedded: false,
+    uploader: false,
   },
   {
     table: 'folders',
@@ -64,6 +70,7 @@ export const INDEX_SOURCES_0003: readonly IndexSource[] = [
     readyCondition: null,
     watched: [...COMMON, 'parent_id', 'name'],
     embedded: false,
+    uploader: false,
   },
   {
     table: 'collections',
@@ -77,6 +84,7 @@ export const INDEX_SOURCES_0003: readonly IndexSource[] = [
     readyCondition: null,
     watched: [...COMMON, 'name', 'description'],
     embedded: false,
+    uploader: false,
   },
 ];
 
@@ -94,14 +102,23 @@ export const INDEX_SOURCES_0007: readonly IndexSource[] = INDEX_SOURCES_0003.map
 export const EMBEDDED_WATCHED = ['taken_at', 'camera_make', 'camera_model', 'creator', 'caption', 'keywords', 'gps_lat', 'gps_lon'] as const;
 
 /**
- * The sources today. Since migration 0012 (issue #12) an asset's caption, creator and keywords are
+ * The sources of migration 0012 (issue #12): an asset's caption, creator and keywords are
  * searchable text (relevance tier 2, like tags), and its embedded facts are indexed apart
  * (search_asset_facts, search_keywords). Folders and collections have none of these.
  */
-export const INDEX_SOURCES: readonly IndexSource[] = INDEX_SOURCES_0007.map((s) =>
+export const INDEX_SOURCES_0012: readonly IndexSource[] = INDEX_SOURCES_0007.map((s) =>
   s.table === 'assets'
     ? { ...s, plainColumns: [...s.plainColumns, 'caption', 'creator'], watched: [...s.watched, ...EMBEDDED_WATCHED], embedded: true }
     : s,
+);
+
+/**
+ * The sources today. Since migration 0025 (issue #27) an asset's uploader is copied to
+ * search_documents.uploaded_by (null for folders and collections, which have none), so a viewer's
+ * search keeps to public assets and their own (`visibility = 0 OR uploaded_by = me`).
+ */
+export const INDEX_SOURCES: readonly IndexSource[] = INDEX_SOURCES_0012.map((s) =>
+  s.table === 'assets' ? { ...s, watched: [...s.watched, 'uploaded_by'], uploader: true } : s,
 );
 
 /** The index source of a catalog table in `sources`. */

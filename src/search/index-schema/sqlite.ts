@@ -53,6 +53,9 @@ const EMBEDDED_TABLE_DDL = [
      PRIMARY KEY (doc_id, keyword)) WITHOUT ROWID`,
 ];
 
+/** Migration 0025 (issue #27): the uploader of an asset, for the private-asset rule; null on folders and collections. */
+const UPLOADER_DDL = ['ALTER TABLE search_documents ADD COLUMN uploaded_by INTEGER'];
+
 /** The scope token (dialects/scope.ts) in SQL: U+E000 (private use: a word character that no query word contains), 'w', workspace, 'k', kind. */
 const scopeSql = (kind: number): string => `char(${SCOPE_MARK.codePointAt(0)}) || 'w' || r.workspace_id || 'k${kind}'`;
 
@@ -88,9 +91,9 @@ function textStatements(s: IndexSource, w: string): string[] {
   const plain = s.plainColumns.map((c) => `coalesce(r.${c}, '')`);
   const extra = [...s.splitColumns.map((c) => splitText(`r.${c}`)), ...plain, arrayWords('tags'), ...(s.embedded ? [arrayWords('keywords')] : [])].join(" || ' ' || ");
   return [
-    `INSERT INTO search_documents (doc_id, kind, ref_id, workspace_id, folder_id, file_type, orientation, visibility, created_at, modified_at${s.embedded ? ', taken_at' : ''})
+    `INSERT INTO search_documents (doc_id, kind, ref_id, workspace_id, folder_id, file_type, orientation, visibility, created_at, modified_at${s.embedded ? ', taken_at' : ''}${s.uploader ? ', uploaded_by' : ''})
      SELECT ${doc}, ${s.kind}, r.id, r.workspace_id, ${s.folderColumn ? `r.${s.folderColumn}` : 'NULL'},
-            ${s.fileTypeLiteral ?? 'r.file_type'}, ${s.hasOrientation ? 'r.orientation' : 'NULL'}, r.visibility, r.created_at, r.modified_at${s.embedded ? ', r.taken_at' : ''}
+            ${s.fileTypeLiteral ?? 'r.file_type'}, ${s.hasOrientation ? 'r.orientation' : 'NULL'}, r.visibility, r.created_at, r.modified_at${s.embedded ? ', r.taken_at' : ''}${s.uploader ? ', r.uploaded_by' : ''}
      ${from} ${w}`,
     `INSERT INTO search_names (doc_id, workspace_id, name, name_folded) SELECT ${doc}, r.workspace_id, r.${s.name}, lower(r.${s.name}) ${from} ${w}`,
     `INSERT INTO search_fts (rowid, name, extra, scope) SELECT ${doc}, ${splitText(`r.${s.name}`)}, ${extra}, ${scopeSql(s.kind)} ${from} ${w}`,
@@ -139,6 +142,7 @@ export async function createSqliteSearchSchema(db: AnyDB, sources: readonly Inde
     ...TABLES,
     ...SHARED_INDEXES,
     ...(embedded ? [...EMBEDDED_TABLE_DDL, ...EMBEDDED_INDEXES] : []),
+    ...(sources.some((s) => s.uploader) ? UPLOADER_DDL : []),
     // Backfill what the catalog already holds, then keep it in step.
     ...sources.flatMap((s) => indexStatements(s, null)),
     ...sources.flatMap(triggers),
@@ -171,4 +175,13 @@ export async function addSqliteEmbeddedIndex(db: AnyDB, sources: readonly IndexS
   ];
   for (const statement of statements) await sql.raw(statement).execute(db);
   await replaceSqliteSearchTriggers(db, [assets]);
+}
+
+/**
+ * Migration 0025: search_documents.uploaded_by, and the asset triggers of `sources`, which write it. No row is
+ * rewritten: the assets' uploaded_by is new as well, null on every row, and so is the new index column.
+ */
+export async function addSqliteUploaderIndex(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
+  for (const statement of UPLOADER_DDL) await sql.raw(statement).execute(db);
+  await replaceSqliteSearchTriggers(db, [sourceOf(sources, 'assets')]);
 }
