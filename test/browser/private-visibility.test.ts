@@ -1,22 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { hasChromium, png, registerApi, screenshot, type Session, signedInPage, uploadApi, useBrowserSuite } from './harness.js';
+import { hasChromium, png, registerApi, screenshotVariants, type Session, signedInPage, uploadApi, useBrowserSuite } from './harness.js';
 
-/** A page at desktop and phone width, in light and dark: four screenshots named private-<name>-<width>-<scheme>. */
-async function fourShots(page: Page, name: string): Promise<void> {
-  const size = page.viewportSize() ?? { width: 1280, height: 820 };
-  for (const [label, width, height] of [['desktop', 1280, 820], ['phone', 390, 844]] as const) {
-    await page.setViewportSize({ width, height });
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      // Buttons and cards fade over 0.12-0.15 s (main.css): a shot taken at once catches them half-way.
-      await page.waitForTimeout(300);
-      await screenshot(page, `private-${name}-${label}-${scheme}`);
-    }
-  }
-  await page.setViewportSize(size);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+const fourShots = (page: Page, name: string) => screenshotVariants(page, `private-${name}`);
 
 /** The names on the asset cards of the grid. */
 async function gridNames(page: Page): Promise<string[]> {

@@ -1,26 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
-import { hasChromium, newPage, registerApi, screenshot, type Session, signedInPage, useBrowserSuite } from './harness.js';
+import { hasChromium, newPage, registerApi, screenshot, screenshotVariants, type Session, signedInPage, useBrowserSuite } from './harness.js';
 
 const PASSWORD = 'correct horse battery';
 
-/** A page at desktop and phone width, in light and dark: four screenshots named teams-<name>-<width>-<scheme>. */
-async function fourShots(page: Page, name: string, ready: () => Promise<unknown> = async () => undefined): Promise<void> {
-  const size = page.viewportSize() ?? { width: 1280, height: 820 };
-  for (const [label, width, height] of [['desktop', 1280, 820], ['phone', 390, 844]] as const) {
-    await page.setViewportSize({ width, height });
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await ready();
-      // Buttons fade their background over 0.12 s (main.css): a shot taken at once catches them half-way.
-      await page.waitForTimeout(300);
-      await screenshot(page, `teams-${name}-${label}-${scheme}`);
-    }
-  }
-  await page.setViewportSize(size);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+const fourShots = (page: Page, name: string, ready?: () => Promise<unknown>) => screenshotVariants(page, `teams-${name}`, ready);
 
 /**
  * Issue #27 in the web client (docs/TEAMS.md): invitations from a workspace's settings and the invitee's page,
