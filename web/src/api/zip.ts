@@ -1,4 +1,4 @@
-import { requestData } from './http';
+import { fetchBlob, requestData, withQuery } from './http';
 import type { BodyOf, DataOf } from './schema';
 
 type LinkBody = BodyOf<'/zip/link', 'post'>;
@@ -21,3 +21,18 @@ export type ZipLink = DataOf<'/zip/link', 'post'>;
 export function zipLink(workspaceId: number, selection: ZipSelection, signal?: AbortSignal): Promise<ZipLink> {
   return requestData<ZipLink>('POST', '/zip/link', { body: { workspaceId, ...selection } satisfies LinkBody, signal });
 }
+
+/** A page of a stored ZIP's entries (GET /zip/list: its central directory, nothing extracted). */
+export type ZipEntries = DataOf<'/zip/list', 'get'>;
+export type ZipEntry = ZipEntries['items'][number];
+/** An import of a stored ZIP into the library (POST /zip/extract), and its progress. */
+export type ZipImport = DataOf<'/zip/extract/{jobId}', 'get'>;
+
+export const zipApi = {
+  entries: (assetId: number, page: number, perPage = 50) => requestData<ZipEntries>('GET', withQuery('/zip/list', { assetId, page, per_page: perPage })),
+  /** One entry's bytes (GET /zip/extract), inflated by the server as it is sent. */
+  entry: (assetId: number, path: string) => fetchBlob(withQuery('/zip/extract', { assetId, path })),
+  startImport: (assetId: number, folderId: number | null) =>
+    requestData<ZipImport>('POST', '/zip/extract', { body: { assetId, ...(folderId !== null && { folder_id: folderId }) } satisfies BodyOf<'/zip/extract', 'post'> }),
+  importStatus: (jobId: number) => requestData<ZipImport>('GET', `/zip/extract/${jobId}`),
+};
