@@ -2009,7 +2009,7 @@ export interface paths {
         };
         /**
          * List the assets of a workspace (viewers and up)
-         * @description Ordered by sort_by (name, size or a date, ties by id), by id ascending without it. folder_id omitted lists every asset of the workspace, folder_id=root the assets that are in no folder, folder_id=n the assets directly in folder n (not in its subfolders). A folder_id that is not a folder of the workspace is 400 VALIDATION_ERROR with field folder_id. Not a member of the workspace: 404. Unknown query parameters are rejected (400). Assets in the trash are not listed (GET /dam/trash). A private asset (visibility not 0) is listed and counted only for its uploader and the workspace's managers and admins; other viewers see the public assets and their own private ones.
+         * @description Ordered by sort_by (name, size or a date, ties by id), by id ascending without it. folder_id omitted lists every asset of the workspace, folder_id=root the assets that are in no folder, folder_id=n the assets directly in folder n (not in its subfolders); folder_id=n&recursive=true the assets of folder n and of all the folders below it (not those in the trash), paged, sorted and counted as one list. recursive=true without a numeric folder_id is 400 VALIDATION_ERROR with field recursive. A folder_id that is not a folder of the workspace is 400 VALIDATION_ERROR with field folder_id. Not a member of the workspace: 404. Unknown query parameters are rejected (400). Assets in the trash are not listed (GET /dam/trash). A private asset (visibility not 0) is listed and counted only for its uploader and the workspace's managers and admins; other viewers see the public assets and their own private ones.
          */
         get: {
             parameters: {
@@ -2017,6 +2017,8 @@ export interface paths {
                     workspaceId: number;
                     /** @description Omitted: every asset of the workspace; root: assets in no folder; n: assets directly in folder n */
                     folder_id?: "root" | number;
+                    /** @description With folder_id=n: the assets of folder n and of every folder below it. Needs a numeric folder_id (400 otherwise) */
+                    recursive?: boolean;
                     /** @description Omitted: by id ascending. display_file_name: by name, case-insensitive, numbers in names by value (img2 < img10 < IMG11); file_size: by size in bytes; modified_at, created_at: by that date. Ties by id in the same direction, so pages never overlap or skip. */
                     sort_by?: "modified_at:desc" | "modified_at:asc" | "created_at:desc" | "created_at:asc" | "display_file_name:asc" | "display_file_name:desc" | "file_size:asc" | "file_size:desc";
                     page?: number;
@@ -2793,7 +2795,7 @@ export interface paths {
         };
         /**
          * List the folders of a workspace (viewers and up)
-         * @description Ordered by sort_by (name or a date, ties by id; a size order sorts by name), by id ascending without it. parent_id omitted lists every folder of the workspace (build the tree client-side), parent_id=root the top-level folders, parent_id=n the direct children of folder n. A parent_id that is not a folder of the workspace is 400 VALIDATION_ERROR with field parent_id. Folders in the trash are not listed. Not a member of the workspace: 404.
+         * @description Ordered by sort_by (name or a date, ties by id; a size order sorts by name), by id ascending without it. parent_id omitted lists every folder of the workspace (build the tree client-side), parent_id=root the top-level folders, parent_id=n the direct children of folder n. A parent_id that is not a folder of the workspace is 400 VALIDATION_ERROR with field parent_id. Folders in the trash are not listed. Each folder comes with asset_count (the assets directly in it that the caller sees: a viewer does not count others' private assets) and folder_count (its direct subfolders). Not a member of the workspace: 404.
          */
         get: {
             parameters: {
@@ -2835,6 +2837,10 @@ export interface paths {
                                     created_at: number;
                                     /** @description Unix seconds */
                                     modified_at: number;
+                                    /** @description Assets directly in the folder (not in its subfolders) that the caller sees: not in the trash, private ones only for those who see them */
+                                    asset_count: number;
+                                    /** @description Direct subfolders not in the trash */
+                                    folder_count: number;
                                 }[];
                                 page: number;
                                 per_page: number;

@@ -6,6 +6,7 @@ import { visibleAssetsSql, type AssetSight } from '../domain/asset-visibility.js
 import { fileTypeOf, orientationOf } from '../domain/file-types.js';
 import { sortKey } from '../domain/sort-key.js';
 import type { Sort } from '../domain/sort-orders.js';
+import { withSubtree } from './folders.js';
 import { listOrder } from './list-order.js';
 
 /**
@@ -163,7 +164,8 @@ export async function findAsset(db: DB, id: number): Promise<AssetRecord | undef
   return row && toRecord(row);
 }
 
-type FolderShape = 'any' | 'root' | 'one';
+/** Every asset, those in no folder, those directly in one folder, those in a folder or any folder below it. */
+type FolderShape = 'any' | 'root' | 'one' | 'tree';
 /** Whether a statement keeps to what a viewer sees (domain/asset-visibility.ts): a shape of its own, the user a parameter. */
 type SightShape = AssetSight['kind'];
 
@@ -195,13 +197,15 @@ function listed(db: DB, workspaceId: number, folder: FolderShape, folderId: numb
   let q = db.selectFrom('assets').where('workspace_id', '=', workspaceId).where('status', '=', sql.lit('ready')).where('deleted_at', 'is', null);
   if (folder === 'root') q = q.where('folder_id', 'is', null);
   else if (folder === 'one') q = q.where('folder_id', '=', folderId);
+  // The subtree as a subquery (WITH RECURSIVE inside IN (...), the same SQL on both dialects): folders are per workspace.
+  else if (folder === 'tree') q = q.where('folder_id', 'in', withSubtree(db, workspaceId, folderId).selectFrom('subtree').select('subtree.id'));
   const visible = visibleAssetsSql(sight === 'public-and-own' ? { kind: sight, userId } : { kind: sight });
   return visible ? q.where(visible) : q;
 }
 
 /**
- * folderId: undefined = every asset of the workspace, null = assets outside any folder, n = assets directly in folder n.
- * Only the assets `sight` sees, in the page and in the total.
+ * folderId: undefined = every asset of the workspace, null = assets outside any folder, n = assets directly in folder n,
+ * or with `recursive` in folder n and every live folder below it. Only the assets `sight` sees, in the page and in the total.
  */
 export async function listAssets(
   db: DB,
@@ -209,8 +213,9 @@ export async function listAssets(
   folderId: number | null | undefined,
   window: PageWindow,
   sight: AssetSight,
+  recursive = false,
 ): Promise<{ items: AssetRecord[]; total: number }> {
-  const folder = folderId === undefined ? 'any' : folderId === null ? 'root' : 'one';
+  const folder: FolderShape = folderId === undefined ? 'any' : folderId === null ? 'root' : recursive ? 'tree' : 'one';
   const userId = sight.kind === 'public-and-own' ? sight.userId : 0;
   const key = `${folder} ${sight.kind} ${window.sort?.field ?? ''} ${window.sort?.direction ?? ''}`;
   let page = listPages.get(key);

@@ -1,5 +1,6 @@
 import type { DB } from '../db/database.js';
 import type { FolderRow } from '../db/schema.js';
+import { visibleAssetsSql, type AssetSight } from '../domain/asset-visibility.js';
 import { sortKey } from '../domain/sort-key.js';
 import { parseTags, type PageWindow } from './assets.js';
 import { listOrder } from './list-order.js';
@@ -154,6 +155,43 @@ export async function countContents(db: DB, workspaceId: number, id: number): Pr
       .executeTakeFirstOrThrow(),
   ]);
   return { folders: Number(folders.n), assets: Number(assets.n) };
+}
+
+/**
+ * Of each folder of `ids` (a page of a list), the assets directly in it that `sight` sees (ready, not in the trash)
+ * and its direct live subfolders: one grouped query each. Folders with neither are absent from the maps.
+ */
+export async function contentCounts(
+  db: DB,
+  workspaceId: number,
+  ids: readonly number[],
+  sight: AssetSight,
+): Promise<{ assets: Map<number, number>; folders: Map<number, number> }> {
+  if (ids.length === 0) return { assets: new Map(), folders: new Map() };
+  let assetQuery = db
+    .selectFrom('assets')
+    .select((eb) => ['folder_id', eb.fn.countAll<number | string>().as('n')])
+    .where('workspace_id', '=', workspaceId)
+    .where('folder_id', 'in', ids)
+    .where('status', '=', 'ready')
+    .where('deleted_at', 'is', null);
+  const visible = visibleAssetsSql(sight);
+  if (visible) assetQuery = assetQuery.where(visible);
+  const [assetRows, folderRows] = await Promise.all([
+    assetQuery.groupBy('folder_id').execute(),
+    db
+      .selectFrom('folders')
+      .select((eb) => ['parent_id', eb.fn.countAll<number | string>().as('n')])
+      .where('workspace_id', '=', workspaceId)
+      .where('parent_id', 'in', ids)
+      .where('deleted_at', 'is', null)
+      .groupBy('parent_id')
+      .execute(),
+  ]);
+  return {
+    assets: new Map(assetRows.map((r) => [r.folder_id!, Number(r.n)])),
+    folders: new Map(folderRows.map((r) => [r.parent_id!, Number(r.n)])),
+  };
 }
 
 /**

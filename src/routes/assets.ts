@@ -31,7 +31,9 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
         summary: 'List the assets of a workspace (viewers and up)',
         description:
           'Ordered by sort_by (name, size or a date, ties by id), by id ascending without it. folder_id omitted lists every asset of the workspace, folder_id=root the assets that are ' +
-          'in no folder, folder_id=n the assets directly in folder n (not in its subfolders). A folder_id that is not a folder ' +
+          'in no folder, folder_id=n the assets directly in folder n (not in its subfolders); folder_id=n&recursive=true the assets of ' +
+          'folder n and of all the folders below it (not those in the trash), paged, sorted and counted as one list. recursive=true without ' +
+          'a numeric folder_id is 400 VALIDATION_ERROR with field recursive. A folder_id that is not a folder ' +
           'of the workspace is 400 VALIDATION_ERROR with field folder_id. Not a member of the workspace: 404. ' +
           'Unknown query parameters are rejected (400). Assets in the trash are not listed (GET /dam/trash). ' +
           PRIVATE_ASSETS,

@@ -81,6 +81,16 @@ export const FolderSchema = Type.Object({
 });
 export type FolderView = Static<typeof FolderSchema>;
 
+/** A folder as GET /dam/folders lists it: with the number of what is directly in it (issue #27). */
+export const FolderListItemSchema = Type.Object({
+  ...FolderSchema.properties,
+  asset_count: Type.Integer({
+    description: 'Assets directly in the folder (not in its subfolders) that the caller sees: not in the trash, private ones only for those who see them',
+  }),
+  folder_count: Type.Integer({ description: 'Direct subfolders not in the trash' }),
+});
+export type FolderListItemView = Static<typeof FolderListItemSchema>;
+
 const collectionProperties = {
   id: Type.Integer(),
   workspace_id: Type.Integer(),
@@ -138,6 +148,9 @@ export const AssetListQuery = Type.Object(
   {
     workspaceId: Id,
     folder_id: Type.Optional(FolderRef('Omitted: every asset of the workspace; root: assets in no folder; n: assets directly in folder n')),
+    recursive: Type.Optional(
+      Type.Boolean({ description: 'With folder_id=n: the assets of folder n and of every folder below it. Needs a numeric folder_id (400 otherwise)' }),
+    ),
     sort_by: ListSortBy('by size in bytes'),
     ...Paging,
   },

@@ -8,6 +8,7 @@ import {
   FolderDeleteQuery,
   FolderListQuery,
   FolderPatchBody,
+  FolderListItemSchema,
   FolderSchema,
   PageOf,
 } from './catalog-schemas.js';
@@ -50,9 +51,11 @@ export const folderRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogServic
           'Ordered by sort_by (name or a date, ties by id; a size order sorts by name), by id ascending without it. parent_id omitted lists every folder of the workspace (build the tree client-side), ' +
           'parent_id=root the top-level folders, parent_id=n the direct children of folder n. A parent_id that is not a ' +
           'folder of the workspace is 400 VALIDATION_ERROR with field parent_id. Folders in the trash are not listed. ' +
+          'Each folder comes with asset_count (the assets directly in it that the caller sees: a viewer does not count ' +
+          "others' private assets) and folder_count (its direct subfolders). " +
           'Not a member of the workspace: 404.',
         querystring: FolderListQuery,
-        response: { 200: Envelope(PageOf(FolderSchema)), ...catalogErrors },
+        response: { 200: Envelope(PageOf(FolderListItemSchema)), ...catalogErrors },
       },
     },
     async (req) => ok(await folders.list(req.caller, req.query)),

@@ -80,12 +80,15 @@ export class AssetService {
     const { db } = this.ctx;
     const sight = await requireSight(db, q.workspaceId, caller.id);
     const folderId = folderFilter(q.folder_id);
+    if (q.recursive && typeof folderId !== 'number') {
+      throw badReference('recursive', 'recursive=true lists the folders below one folder and needs folder_id=<folder id>');
+    }
     if (typeof folderId === 'number' && !(await folderExistsInWorkspace(db, q.workspaceId, folderId))) {
       throw badReference('folder_id', `folder ${folderId} does not exist in workspace ${q.workspaceId}`);
     }
     const w = listWindow(q, 'assets');
     // A viewer's page and total hold the public assets and their own private ones (domain/asset-visibility.ts).
-    const { items, total } = await assets.listAssets(db, q.workspaceId, folderId, w, sight);
+    const { items, total } = await assets.listAssets(db, q.workspaceId, folderId, w, sight, q.recursive === true);
     return { items: items.map(toAssetView), page: w.page, per_page: w.per_page, total };
   }
 

@@ -8,11 +8,12 @@ import { appError } from '../errors.js';
 import { renumber } from '../repositories/collections.js';
 import * as folders from '../repositories/folders.js';
 import { trashFolderTree } from '../repositories/trash.js';
-import type { FolderCreateBody, FolderListQuery, FolderPatchBody, FolderView, PageView } from '../routes/catalog-schemas.js';
+import type { FolderCreateBody, FolderListItemView, FolderListQuery, FolderPatchBody, FolderView, PageView } from '../routes/catalog-schemas.js';
 import { requireRole } from './access.js';
 import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { badReference, folderFilter, loadAuthorized, listWindow, requirePermanentDeletion } from './catalog-access.js';
+import { requireSight } from './visibility.js';
 
 export function toFolderView(f: folders.FolderRecord): FolderView {
   return {
@@ -43,16 +44,23 @@ export interface FolderDeletion {
 export class FolderService {
   constructor(private readonly ctx: AppContext) {}
 
-  async list(caller: Caller, q: Static<typeof FolderListQuery>): Promise<PageView<FolderView>> {
+  async list(caller: Caller, q: Static<typeof FolderListQuery>): Promise<PageView<FolderListItemView>> {
     const { db } = this.ctx;
-    await requireRole(db, q.workspaceId, caller.id, 'viewer');
+    const sight = await requireSight(db, q.workspaceId, caller.id);
     const parentId = folderFilter(q.parent_id);
     if (typeof parentId === 'number' && !(await folders.folderExistsInWorkspace(db, q.workspaceId, parentId))) {
       throw badReference('parent_id', `folder ${parentId} does not exist in workspace ${q.workspaceId}`);
     }
     const w = listWindow(q, 'folders');
     const { items, total } = await folders.listFolders(db, q.workspaceId, parentId, w);
-    return { items: items.map(toFolderView), page: w.page, per_page: w.per_page, total };
+    // What is in each folder of the page (issue #27): a viewer's asset_count leaves out the private assets they do not see.
+    const counts = await folders.contentCounts(db, q.workspaceId, items.map((f) => f.id), sight);
+    return {
+      items: items.map((f) => ({ ...toFolderView(f), asset_count: counts.assets.get(f.id) ?? 0, folder_count: counts.folders.get(f.id) ?? 0 })),
+      page: w.page,
+      per_page: w.per_page,
+      total,
+    };
   }
 
   async create(caller: Caller, body: Static<typeof FolderCreateBody>): Promise<FolderView> {

@@ -17,6 +17,14 @@ describe('the library filter (seed 4.1 grammar)', () => {
     const q = { ...emptyQuery(), fileTypes: ['image' as const, 'video' as const], visibility: 'public' as const, folderId: 4 };
     expect(assetFilter(q)).toBe('(file_type:=[image, video]) && (visibility:=0) && (folder_id:=4)');
     expect(assetFilter({ ...emptyQuery(), collectionId: 7 })).toBe('(collection_id:=7)');
+    // Include sub-folders (issue #27): the folder and the ones below it, which the library fills in.
+    expect(assetFilter({ ...emptyQuery(), folderId: 4, subfolders: true, belowIds: [9, 12] })).toBe('(folder_id:=[4, 9, 12])');
+    expect(assetFilter({ ...emptyQuery(), folderId: 4, subfolders: true, belowIds: [] })).toBe('(folder_id:=4)');
+    expect(assetFilter({ ...emptyQuery(), folderId: 4, subfolders: false, belowIds: [9] })).toBe('(folder_id:=4)');
+    expect(toRoute({ ...emptyQuery(), folderId: 4, subfolders: true }, 1)).toEqual({ ws: '1', folder: '4', subfolders: '1' });
+    expect(toRoute({ ...emptyQuery(), subfolders: true }, 1)).toEqual({ ws: '1' });
+    expect(fromRoute({ folder: '4', subfolders: '1' })).toMatchObject({ folderId: 4, subfolders: true });
+    expect(fromRoute({ subfolders: '1' })).toMatchObject({ folderId: null, subfolders: false });
   });
 
   it('cannot be broken out of by a tag', () => {

@@ -43,5 +43,22 @@ export function useWorkspaceCatalog(workspaceId: Ref<number | null>) {
     return out;
   }
 
-  return { folders, collections, loading, error, reload, pathOf };
+  /** Every folder below `id` (not `id` itself), breadth first; a corrupt cycle ends the walk. */
+  function descendantIds(id: number): number[] {
+    const children = new Map<number, number[]>();
+    for (const f of folders.value) if (f.parent_id !== null) children.set(f.parent_id, [...(children.get(f.parent_id) ?? []), f.id]);
+    const seen = new Set([id]);
+    const out: number[] = [];
+    for (let i = -1; i < out.length; i += 1) {
+      for (const child of children.get(i < 0 ? id : out[i]!) ?? []) {
+        if (!seen.has(child)) {
+          seen.add(child);
+          out.push(child);
+        }
+      }
+    }
+    return out;
+  }
+
+  return { folders, collections, loading, error, reload, pathOf, descendantIds };
 }

@@ -18,6 +18,13 @@ export interface LibraryQuery {
   sort: SortBy;
   page: number;
   folderId: number | null;
+  /** With a folder open: also the assets of every folder below it (issue #27); `?subfolders=1`. */
+  subfolders: boolean;
+  /**
+   * The folders below folderId, searched with it while `subfolders` is on: the library fills them in from the
+   * folder tree it holds (never in the URL).
+   */
+  belowIds?: readonly number[];
   collectionId: number | null;
 }
 
@@ -69,6 +76,7 @@ export function emptyQuery(): LibraryQuery {
     sort: 'modified_at:desc',
     page: 1,
     folderId: null,
+    subfolders: false,
     collectionId: null,
   };
 }
@@ -109,7 +117,10 @@ export function assetFilter(query: LibraryQuery): string {
   if (to !== null) conditions.push(`taken_at:<=${to + DAY - 1}`);
   if (query.camera) conditions.push(`camera_model:=${quote(query.camera)}`);
   if (query.creator) conditions.push(`creator:=${quote(query.creator)}`);
-  if (query.folderId !== null) conditions.push(`folder_id:=${query.folderId}`);
+  if (query.folderId !== null) {
+    const below = query.subfolders ? (query.belowIds ?? []) : [];
+    conditions.push(below.length ? `folder_id:=[${[query.folderId, ...below].join(', ')}]` : `folder_id:=${query.folderId}`);
+  }
   if (query.collectionId !== null) conditions.push(`collection_id:=${query.collectionId}`);
   return conditions.map((c) => `(${c})`).join(' && ');
 }
@@ -174,6 +185,7 @@ export function fromRoute(raw: RouteQuery): LibraryQuery {
   if (SORTS.some((s) => s.value === sort)) q.sort = sort as SortBy;
   q.page = positive(one(raw.page)) ?? 1;
   q.folderId = positive(one(raw.folder));
+  q.subfolders = q.folderId !== null && one(raw.subfolders) === '1';
   q.collectionId = positive(one(raw.collection));
   return q;
 }
@@ -195,6 +207,7 @@ export function toRoute(query: LibraryQuery, workspaceId: number | null): Record
   if (query.sort !== 'modified_at:desc') out.sort = query.sort;
   if (query.page > 1) out.page = String(query.page);
   if (query.folderId !== null) out.folder = String(query.folderId);
+  if (query.folderId !== null && query.subfolders) out.subfolders = '1';
   if (query.collectionId !== null) out.collection = String(query.collectionId);
   return out;
 }
