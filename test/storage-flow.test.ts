@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpTestApp, type TestApp } from './helpers/app.js';
 import { dialects } from './helpers/databases.js';
 import { registerUser } from './helpers/factories.js';
+import { undecodableMedia } from './helpers/media.js';
 import {
   STORE_KINDS,
   completeRequest,
@@ -158,7 +159,8 @@ describe.each(STORE_KINDS)('upload flow on the %s store', (kind) => {
   it('stores any file type: a document without dimensions, parts larger than the JSON body limit, default name', async () => {
     const t = await app();
     const owner = await registerUser(t);
-    const bytes = randomBytes(2_500_000);
+    // The first bytes (all the type sniffer reads) are fixed: random ones are taken for MP3, AAC or PostScript about once in 600 runs.
+    const bytes = Buffer.concat([undecodableMedia(4100), randomBytes(2_500_000 - 4100)]);
     const { ref, answer } = await uploadFile(t, owner, bytes, { fileType: 'application/pdf', partSize: 1_300_000 });
     const asset = (await getAsset(t, owner, ref.assetId)).json<{ data: AssetJson }>().data;
     expect(asset).toMatchObject({ file_name: 'untitled', file_size: bytes.length, mime_type: 'application/pdf', file_type: 'document' });
