@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
-import { Id, PlainName, Role } from '../http/schemas.js';
+import { Id, Role } from '../http/schemas.js';
 import { LINK_TOKEN_PATTERN } from '../services/link-tokens.js';
+import { Member } from './workspace-schemas.js';
 
 /** Schemas of invitations, instance administration and account security (issue #27, docs/TEAMS.md). */
 
@@ -16,13 +17,6 @@ export const LinkToken = Type.String({
   examples: ['Xq3v9Yb0kq1m2n3o4p5q6r7s8t9u0v1w2x3y4z5A6B7'],
 });
 
-export const Member = Type.Object({
-  user_id: Type.Integer(),
-  email: Type.String(),
-  name: Type.String(),
-  role: Role,
-  created_at: Type.Integer(),
-});
 
 export const Invitation = Type.Object({
   id: Type.Integer(),
@@ -110,4 +104,3 @@ export const AuthOptions = Type.Object({
   password_reset: Type.Boolean({ description: 'Forgotten passwords can be reset by e-mail (DAM_SMTP_URL is set)' }),
 });
 
-export { PlainName };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ErrorBody, Id, IdParams, ok, PlainName, Role } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
-import { WorkspaceItem } from './workspace-schemas.js';
+import { Member, WorkspaceItem } from './workspace-schemas.js';
 
 const Name = PlainName(200);
 const Workspace = Type.Object({
@@ -11,13 +11,6 @@ const Workspace = Type.Object({
   role: Role,
   created_at: Type.Integer({ description: 'Unix seconds' }),
   modified_at: Type.Integer({ description: 'Unix seconds' }),
-});
-const Member = Type.Object({
-  user_id: Type.Integer(),
-  email: Type.String(),
-  name: Type.String(),
-  role: Role,
-  created_at: Type.Integer(),
 });
 const MemberParams = Type.Object({ id: Id('Workspace id'), userId: Id('User id') });
 const Deleted = Envelope(Type.Object({ id: Type.Integer() }));
