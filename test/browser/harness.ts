@@ -144,6 +144,17 @@ export async function screenshotVariants(page: Page, name: string, ready: () => 
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
+/** The `data` of an API call made with `token` (test set-up); anything but a 2xx throws with the answer's text. */
+export async function apiData<T>(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: T }).data;
+}
+
 export interface Session {
   token: string;
   user: { id: number; email: string; name: string };

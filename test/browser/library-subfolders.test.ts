@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { type BrowserApp, hasChromium, png, registerApi, screenshotVariants, type Session, signedInPage, uploadApi, useBrowserSuite } from './harness.js';
+import { apiData, type BrowserApp, hasChromium, png, registerApi, screenshotVariants, type Session, signedInPage, uploadApi, useBrowserSuite } from './harness.js';
 
 /** The names on the asset cards of the grid, in order. */
 const gridNames = (page: Page): Promise<string[]> => page.locator('ul[aria-label="Assets"] .name').allTextContents();
@@ -26,15 +26,7 @@ describe.skipIf(!hasChromium)('sub-folders in the library, in chromium', () => {
   let ws: number;
   const folder: Record<string, number> = {};
 
-  async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${owner.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return ((await res.json()) as { data: T }).data;
-  }
+  const api = <T>(method: string, path: string, body?: unknown) => apiData<T>(base, owner.token, method, path, body);
   const makeFolder = async (name: string, parent: number | null) =>
     (await api<{ id: number }>('POST', '/dam/folders', { workspace_id: ws, name, parent_id: parent })).id;
 

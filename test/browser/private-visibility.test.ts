@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { hasChromium, png, registerApi, screenshotVariants, type Session, signedInPage, uploadApi, useBrowserSuite } from './harness.js';
+import { apiData, hasChromium, png, registerApi, screenshotVariants, type Session, signedInPage, uploadApi, useBrowserSuite } from './harness.js';
 
 const fourShots = (page: Page, name: string) => screenshotVariants(page, `private-${name}`);
 
@@ -23,15 +23,7 @@ describe.skipIf(!hasChromium)('private assets, in chromium', () => {
   let walt: Session;
   const ids: Record<string, number> = {};
 
-  async function api<T>(method: string, path: string, body?: unknown, who: Session = admin): Promise<T> {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${who.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return ((await res.json()) as { data: T }).data;
-  }
+  const api = <T>(method: string, path: string, body?: unknown, who: Session = admin) => apiData<T>(base, who.token, method, path, body);
 
   /** A member signed in with the team's workspace as their current one. */
   const asMember = (who: Session, role: string, options: { width?: number; height?: number } = {}) =>
