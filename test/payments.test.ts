@@ -191,6 +191,21 @@ describe.each(dialects)('payments on %s', (dialect) => {
     expect(rows).toEqual([]);
   });
 
+  it('never applies an event to a workspace only because its client_reference_id or metadata names it (issue #28)', async () => {
+    const victim = await registerUser(t);
+    // A subscription of a customer this instance never created, naming the victim's workspace every way it can.
+    const forged = stripe.setSubscription({ id: 'sub_forged', customer: 'cus_forged', price: priceOf('team'), metadata: { workspace_id: String(victim.workspaceId) } });
+    const checkout = await send('checkout.session.completed', {
+      id: 'cs_forged', object: 'checkout.session', mode: 'subscription', customer: 'cus_forged', subscription: forged.id,
+      client_reference_id: String(victim.workspaceId), metadata: { workspace_id: String(victim.workspaceId), plan: 'team' },
+    });
+    expect(checkout.statusCode).toBe(200);
+    expect((await send('customer.subscription.updated', subscriptionPayload(forged))).statusCode).toBe(200);
+    expect((await subscription(victim, victim.workspaceId)).plan).toBe('free');
+    const rows = await t.database.db.selectFrom('workspace_billing').select('workspace_id').where('stripe_subscription_id', '=', 'sub_forged').execute();
+    expect(rows).toEqual([]);
+  });
+
   it('refuses a missing, malformed, wrong or stale signature with 400 and changes nothing', async () => {
     const owner = await registerUser(t);
     const subId = await subscribe(owner, 'team');
@@ -204,6 +219,9 @@ describe.each(dialects)('payments on %s', (dialect) => {
       ['without v1', `t=${now}`],
       ['wrong secret', stripe.sign(event.body, { secret: 'whsec_wrong' })],
       ['stale (301 s old)', stripe.sign(event.body, { timestamp: now - 301 })],
+      // Issue #28: the tolerance applies both ways; Stripe's SDK alone accepted an hour ahead.
+      ['from the future (3,600 s ahead)', stripe.sign(event.body, { timestamp: now + 3600 })],
+      ['from the future (301 s ahead)', stripe.sign(event.body, { timestamp: now + 301 })],
       ['for another body', stripe.sign(event.body.replace('canceled', 'active'))],
     ];
     for (const [label, signature] of cases) {

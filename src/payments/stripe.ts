@@ -63,7 +63,6 @@ export class StripePayments implements PaymentProvider {
     const item = sub.items?.data?.[0];
     // API versions from 2025 keep the period on the item; older ones on the subscription.
     const periodEnd = (item as { current_period_end?: number } | undefined)?.current_period_end ?? (sub as unknown as { current_period_end?: number }).current_period_end ?? null;
-    const workspaceId = Number(sub.metadata?.workspace_id);
     return {
       id: sub.id,
       customerId: idOf(sub.customer) ?? '',
@@ -71,12 +70,16 @@ export class StripePayments implements PaymentProvider {
       priceId: item ? idOf(item.price) : null,
       currentPeriodEnd: typeof periodEnd === 'number' ? periodEnd : null,
       cancelAtPeriodEnd: Boolean(sub.cancel_at_period_end),
-      workspaceId: Number.isSafeInteger(workspaceId) && workspaceId > 0 ? workspaceId : null,
     };
   }
 
   verifyEvent(rawBody: Buffer, signature: string | undefined, nowSeconds: number): PaymentEvent {
     if (!signature) throw new SignatureError('The Stripe-Signature header is missing');
+    // Stripe's SDK refuses only timestamps older than the tolerance; one from the future is refused here (issue #28).
+    const signedAt = Number(/(?:^|,)\s*t=(\d{1,12})(?:,|$)/.exec(signature)?.[1]);
+    if (Number.isFinite(signedAt) && signedAt - nowSeconds > SIGNATURE_TOLERANCE) {
+      throw new SignatureError(`The Stripe-Signature timestamp is more than ${SIGNATURE_TOLERANCE} s in the future`);
+    }
     let event: Stripe.Event;
     try {
       event = this.stripe.webhooks.constructEvent(rawBody, signature, this.config.webhookSecret, SIGNATURE_TOLERANCE, undefined, nowSeconds * 1000);

@@ -14,8 +14,6 @@ export interface SubscriptionState {
   /** Unix seconds. */
   currentPeriodEnd: number | null;
   cancelAtPeriodEnd: boolean;
-  /** metadata.workspace_id set at checkout, when present. */
-  workspaceId: number | null;
 }
 
 /** A verified webhook event: only the members the service reads. */

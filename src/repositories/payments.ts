@@ -67,8 +67,3 @@ export async function recordEvent(db: DB, eventId: string, type: string, workspa
     .executeTakeFirst();
   return row !== undefined;
 }
-
-export async function workspaceExists(db: DB, workspaceId: number): Promise<boolean> {
-  const row = await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst();
-  return row !== undefined;
-}

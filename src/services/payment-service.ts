@@ -155,10 +155,10 @@ export class PaymentService {
     if (await repo.eventSeen(this.ctx.db, event.id)) return { received: true, duplicate: true };
     try {
       const target = HANDLED.has(event.type) ? this.subscriptionOf(event) : null;
-      const state = target ? await provider.retrieveSubscription(target.subscriptionId) : null;
+      const state = target ? await provider.retrieveSubscription(target) : null;
       const now = this.ctx.now();
       const fresh = await this.ctx.db.transaction().execute(async (trx) => {
-        const workspaceId = state ? await this.workspaceFor(trx, target!.workspaceId, state) : null;
+        const workspaceId = state ? await this.workspaceFor(trx, state) : null;
         if (!(await repo.recordEvent(trx, event.id, event.type, workspaceId, now))) return false;
         if (state && workspaceId !== null) await this.apply(trx, workspaceId, state, now);
         return true;
@@ -171,32 +171,29 @@ export class PaymentService {
     }
   }
 
-  /** The subscription an event is about, and the workspace it names directly (checkout's client_reference_id). */
-  private subscriptionOf(event: PaymentEvent): { subscriptionId: string; workspaceId: number | null } | null {
+  /** The subscription an event is about (the workspace comes from its customer: workspaceFor). */
+  private subscriptionOf(event: PaymentEvent): string | null {
     const o = event.object;
     if (event.type === 'checkout.session.completed') {
       const subscriptionId = str(o.subscription);
-      if (o.mode !== 'subscription' || !subscriptionId) return null;
-      const ref = Number(o.client_reference_id);
-      return { subscriptionId, workspaceId: Number.isSafeInteger(ref) && ref > 0 ? ref : null };
+      return o.mode === 'subscription' ? subscriptionId : null;
     }
     if (event.type.startsWith('customer.subscription.')) {
-      const id = str(o.id);
-      return id ? { subscriptionId: id, workspaceId: null } : null;
+      return str(o.id);
     }
     // Invoices: the subscription moved under parent.subscription_details in API versions from 2025.
     const parent = o.parent as { subscription_details?: { subscription?: unknown } } | null | undefined;
-    const subscriptionId = str(parent?.subscription_details?.subscription) ?? str(o.subscription);
-    return subscriptionId ? { subscriptionId, workspaceId: null } : null;
+    return str(parent?.subscription_details?.subscription) ?? str(o.subscription);
   }
 
-  /** The workspace a subscription belongs to: by its customer first (ours), then by the id checkout recorded. */
-  private async workspaceFor(db: AppContext['db'], named: number | null, state: SubscriptionState): Promise<number | null> {
-    const byCustomer = state.customerId ? await repo.workspaceOfCustomer(db, state.customerId) : undefined;
-    if (byCustomer !== undefined) return byCustomer;
-    const candidate = named ?? state.workspaceId;
-    // An event about a customer we never created (another product on the same Stripe account): ignored.
-    return candidate !== null && (await repo.workspaceExists(db, candidate)) ? candidate : null;
+  /**
+   * The workspace a subscription belongs to: only through its customer, which this instance created and recorded
+   * before any checkout (issue #28). A client_reference_id or metadata naming a workspace is never enough: anyone
+   * with the same Stripe account, or a checkout made elsewhere, could name any workspace. An event about a customer
+   * we never created (another product on the same Stripe account) is acknowledged and ignored.
+   */
+  private async workspaceFor(db: AppContext['db'], state: SubscriptionState): Promise<number | null> {
+    return (state.customerId ? await repo.workspaceOfCustomer(db, state.customerId) : undefined) ?? null;
   }
 
   private async apply(db: AppContext['db'], workspaceId: number, state: SubscriptionState, now: number): Promise<void> {
