@@ -216,6 +216,14 @@ describe.each(dialects)('POST /auth/social/callback on %s', (dialect) => {
     const unknown = await callback(t, { access_token: google.issueToken(account()), provider: 'facebook' });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json<ErrorBody>()).toMatchObject({ code: 'VALIDATION_ERROR', field: 'provider' });
+    // Issue #28: a spent token with surrounding whitespace, or outside the token alphabet, is not a new token.
+    const spent = google.issueToken(account());
+    expect((await callback(t, { access_token: spent, provider: 'google' })).statusCode).toBe(200);
+    for (const variant of [` ${spent}`, `${spent}\n`, `${spent}\t`, `${spent} `, `ya29.a"b`, 'ya29.ä']) {
+      const res = await callback(t, { access_token: variant, provider: 'google' });
+      expect(res.statusCode, JSON.stringify(variant)).toBe(400);
+      expect(res.json<ErrorBody>()).toMatchObject({ code: 'VALIDATION_ERROR', field: 'access_token' });
+    }
     const noProvider = await callback(t, { access_token: 'x' });
     expect(noProvider.statusCode).toBe(400);
     expect(noProvider.json<ErrorBody>().field).toBe('provider');

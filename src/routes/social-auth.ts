@@ -51,7 +51,17 @@ export const socialAuthRoutes: FastifyPluginAsyncTypebox<{ social: SocialAuthSer
           'A provider token is accepted once: again, 401. Invalid, expired or wrong-audience token: 401 ' +
           'SOCIAL_TOKEN_INVALID. Unverified e-mail: 403. Provider unreachable: 502 PROVIDER_ERROR. ' +
           SIGN_IN_LIMIT,
-        body: Type.Object({ access_token: Type.String({ minLength: 1, maxLength: 4096 }), provider: Provider }),
+        body: Type.Object({
+          // Issue #28: single use is keyed on the exact string, so " tok" or "tok\n" must not pass as new tokens.
+          access_token: Type.String({
+            minLength: 1,
+            maxLength: 4096,
+            pattern: '^[A-Za-z0-9._~+/=-]+$',
+            description: 'An OAuth 2.0 access token (RFC 6750 b64token alphabet: letters, digits and -._~+/=; no spaces)',
+            examples: ['ya29.a0AfH6SMBx'],
+          }),
+          provider: Provider,
+        }),
         response: { 200: AuthResult, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody, 502: ErrorBody },
       },
     },
