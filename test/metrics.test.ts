@@ -178,6 +178,22 @@ describe('who may scrape /metrics', () => {
     expect(proxied.body).not.toContain('dam_http');
   });
 
+  it('without DAM_METRICS_TOKEN and without a trusted proxy: any forwarding header means an outside client (issue #28)', async () => {
+    const untrusting = await startTestApp({ config: { trustProxy: false } });
+    try {
+      const get = (headers: Record<string, string>) => untrusting.request({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1', headers });
+      expect((await get({})).statusCode).toBe(200);
+      const cases: Record<string, string>[] = [{ 'x-forwarded-for': '8.8.8.8' }, { forwarded: 'for=8.8.8.8' }, { 'x-real-ip': '8.8.8.8' }, { via: '1.1 proxy' }];
+      for (const headers of cases) {
+        const res = await get(headers);
+        expect(res.statusCode, JSON.stringify(headers)).toBe(403);
+        expect(res.json<{ error: string }>().error).toContain('DAM_METRICS_TOKEN');
+      }
+    } finally {
+      await untrusting.close();
+    }
+  });
+
   it('with DAM_METRICS_TOKEN: the Bearer token, from anywhere; 401 otherwise', async () => {
     const get = (headers: Record<string, string>, remoteAddress = '203.0.113.7') => guarded.request({ method: 'GET', url: '/metrics', headers, remoteAddress });
     const missing = await get({}, '127.0.0.1');

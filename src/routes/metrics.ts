@@ -17,11 +17,14 @@ function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+/** Headers a reverse proxy adds on behalf of a client: their presence means the request came through one. */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'via'];
+
 /**
  * Who may scrape: with DAM_METRICS_TOKEN, whoever sends it as a Bearer token (401 otherwise);
- * without it, loopback clients only (403 otherwise). Loopback means both the connection's address
- * and the client address Fastify derives (X-Forwarded-For, when DAM_TRUST_PROXY believes it):
- * a reverse proxy on the same machine connects from loopback on behalf of outside clients.
+ * without it, loopback clients only (403 otherwise). Loopback means the connection's address and
+ * no forwarding header at all (issue #28): a reverse proxy on the same machine connects from
+ * loopback on behalf of outside clients, whatever DAM_TRUST_PROXY says about believing it.
  */
 function authorize(request: FastifyRequest, token: string | undefined): void {
   if (token) {
@@ -31,6 +34,10 @@ function authorize(request: FastifyRequest, token: string | undefined): void {
   }
   if (!isLoopback(request.raw.socket?.remoteAddress ?? request.ip) || !isLoopback(request.ip)) {
     throw appError('FORBIDDEN', 'GET /metrics answers loopback clients only while DAM_METRICS_TOKEN is not set');
+  }
+  const forwarded = FORWARDING_HEADERS.find((h) => request.headers[h] !== undefined);
+  if (forwarded) {
+    throw appError('FORBIDDEN', `GET /metrics came through a proxy (${forwarded} header): set DAM_METRICS_TOKEN to scrape from elsewhere than loopback`);
   }
 }
 
