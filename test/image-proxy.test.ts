@@ -246,6 +246,18 @@ describe('the image proxy without an allow list: every non-public address is ref
     expect(origin.requests.length).toBe(seen);
   });
 
+  it('answers a name that does not resolve exactly as one that resolves to a private address (issue #28)', async () => {
+    // Different answers would let a caller map the names of the server's internal network.
+    const answer = async (host: string) => {
+      const res = await t.request({ method: 'GET', url: proxyUrl({ url: `http://${host}:${origin.port}/image.png` }), token: user.token });
+      return { status: res.statusCode, body: res.body.replaceAll(host, 'HOST') };
+    };
+    const internal = await answer('localhost');
+    expect(internal.status).toBe(400);
+    expect(await answer('nothing-here.invalid')).toEqual(internal);
+    expect(internal.body).toContain('HOST does not resolve to a public address');
+  });
+
   it('refuses other ports and credentials in the URL', async () => {
     for (const url of ['http://example.com:8080/a.png', 'https://user:secret@example.com/a.png']) {
       const res = await t.request({ method: 'GET', url: proxyUrl({ url }), token: user.token });

@@ -94,19 +94,22 @@ async function checkTarget(policy: FetchPolicy, resolver: Resolver, url: URL, si
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!allowed && !policy.ports.includes(port)) throw new FetchForbidden(`Port ${port} is not allowed`);
   const family = isIP(hostname);
-  const addresses = family ? [{ address: hostname, family: family as 4 | 6 }] : await resolve(resolver, hostname, signal);
-  if (addresses.length === 0) throw new FetchFailed(`${hostname} has no address`);
+  // A name that resolves to nothing, fails to resolve, or resolves to a refused address gets one answer (issue #28):
+  // telling them apart would let a caller map the internal names of the server's network.
+  const unfit = () => new FetchForbidden(`${hostname} does not resolve to a public address`);
+  const addresses = family ? [{ address: hostname, family: family as 4 | 6 }] : await resolve(resolver, hostname, signal, unfit);
+  if (addresses.length === 0) throw unfit();
   if (!allowed) {
     // Every address: the socket may be given any of them (Happy Eyeballs tries several).
     for (const { address } of addresses) {
       const refusal = refusedRange(address);
-      if (refusal) throw new FetchForbidden(`${hostname} is${family ? '' : ' resolved to'} a ${refusal} address, which is not fetched`);
+      if (refusal) throw family ? new FetchForbidden(`${hostname} is a ${refusal} address, which is not fetched`) : unfit();
     }
   }
   return { url, hostname, port, addresses };
 }
 
-async function resolve(resolver: Resolver, hostname: string, signal: AbortSignal): Promise<ResolvedAddress[]> {
+async function resolve(resolver: Resolver, hostname: string, signal: AbortSignal, unfit: () => Error): Promise<ResolvedAddress[]> {
   // getaddrinfo cannot be cancelled; the deadline stops waiting for it.
   const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
   aborted.catch(() => undefined);
@@ -115,7 +118,7 @@ async function resolve(resolver: Resolver, hostname: string, signal: AbortSignal
     return found.map(({ address }) => ({ address, family: isIP(address) === 6 ? 6 : 4 }));
   } catch (err) {
     if (signal.aborted) throw err;
-    throw new FetchFailed(`${hostname} could not be resolved`);
+    throw unfit();
   }
 }
 
