@@ -1,7 +1,26 @@
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 
-/** Query parameters whose values never reach a log line (tokens, signatures). */
-const SECRET_PARAMS = /^(access_token|token|signature|sig|x-amz-signature|x-amz-credential|x-amz-security-token|code|state|st)$/i;
+/**
+ * Query parameters whose values are logged (issue #28: an allow-list; any other parameter's value is
+ * redacted, so a `?jwt=` or `?auth=` nobody thought of never reaches a log line). These are the API's
+ * non-secret parameters (test/logging-redaction.test.ts checks every query parameter of the OpenAPI
+ * document is either here or in SECRET_PARAMS) and the web client's library state (web/src/search/filters.ts).
+ */
+export const LOGGED_PARAMS = new Set([
+  // The API's.
+  'partnumber', 'uploadid', 'assetid', 'asset_id', 'asset_ids', 'before', 'collection_id', 'cursor', 'embed_metadata', 'error',
+  'error_description', 'error_uri', 'expires', 'fileid', 'filename', 'filesize', 'filetype', 'filter_by', 'folder', 'folderid',
+  'folder_id', 'format', 'grant', 'h', 'iss', 'key', 'limit', 'page', 'parent_id', 'path', 'per_page', 'permanent', 'q',
+  'recursive', 'return_to', 'scope', 'sort_by', 'status', 'transfer_to', 'url', 'user_id', 'w', 'workspaceid', 'tag',
+  // Presigned object-store URLs' harmless parts.
+  'x-amz-algorithm', 'x-amz-date', 'x-amz-expires', 'x-amz-signedheaders', 'x-id',
+  // The web client's pages.
+  'ws', 'type', 'tags', 'orientation', 'visibility', 'since', 'taken_from', 'taken_to', 'camera', 'creator', 'sort',
+  'subfolders', 'collection', 'redirect', 'expired', 'checkout', 'session_id',
+]);
+
+/** Query parameters known to be secret (tokens, signatures); redacted like every parameter not in LOGGED_PARAMS. */
+export const SECRET_PARAMS = /^(access_token|token|signature|sig|x-amz-signature|x-amz-credential|x-amz-security-token|code|state|st)$/i;
 
 /**
  * Paths whose next segment is a secret that opens something: a shared link's key (issue #14) and an invitation's
@@ -18,7 +37,7 @@ export function redactUrl(rawUrl: string): string {
   if (q < 0) return url;
   const params = new URLSearchParams(url.slice(q + 1));
   for (const [key, value] of [...params.entries()]) {
-    if (SECRET_PARAMS.test(key)) params.set(key, '[redacted]');
+    if (SECRET_PARAMS.test(key) || !LOGGED_PARAMS.has(key.toLowerCase())) params.set(key, '[redacted]');
     else if (URL_PARAMS.test(key) && /[?#]/.test(value)) params.set(key, `${value.replace(/[?#].*$/s, '')}?[redacted]`);
   }
   return `${url.slice(0, q)}?${params.toString()}`;
