@@ -478,3 +478,42 @@ describe.each(dialects)('workspaces on %s', (dialect) => {
     });
   });
 });
+
+describe.each(dialects)('workspaces one account may create on %s (issue #28)', (dialect) => {
+  let t: TestApp;
+  let admin: Account;
+  beforeAll(async () => {
+    t = await startTestApp({ dialect, config: { maxWorkspacesPerUser: 3 } });
+    admin = await registerUser(t); // the first account: instance admin
+  });
+  afterAll(() => t.close());
+
+  const create = (who: Account, name: string) => t.request({ method: 'POST', url: '/workspaces', token: who.token, payload: { name } });
+
+  it('counts the workspaces an account created, the personal one included, and refuses past the limit with 403', async () => {
+    const user = await registerUser(t);
+    expect((await create(user, 'Second')).statusCode).toBe(201);
+    const third = await create(user, 'Third');
+    expect(third.statusCode).toBe(201);
+    const refused = await create(user, 'Fourth');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'WORKSPACE_LIMIT_REACHED', limit: 3, error: expect.stringContaining('DAM_MAX_WORKSPACES_PER_USER 3') as string });
+    expect((await t.request({ method: 'GET', url: '/workspaces', token: user.token })).json<Envelope<unknown[]>>().data).toHaveLength(3);
+    // Simultaneous attempts do not slip past the count either.
+    expect((await t.request({ method: 'DELETE', url: `/workspaces/${third.json<Envelope<Workspace>>().data.id}`, token: user.token })).statusCode).toBe(200);
+    const racing = await Promise.all([1, 2, 3, 4].map((i) => create(user, `Race ${i}`)));
+    expect(racing.map((r) => r.statusCode).sort()).toEqual([201, 403, 403, 403]);
+  });
+
+  it('does not count workspaces the account was only invited into, and does not limit instance admins', async () => {
+    const owner = await registerUser(t);
+    const member = await registerUser(t);
+    for (const name of ['A', 'B']) {
+      const res = await create(owner, name);
+      expect(res.statusCode).toBe(201);
+      await addMember(t, owner, res.json<Envelope<Workspace>>().data.id, member, 'admin');
+    }
+    expect((await create(member, 'Mine')).statusCode).toBe(201);
+    for (let i = 0; i < 4; i++) expect((await create(admin, `Admin ${i}`)).statusCode).toBe(201);
+  });
+});

@@ -79,6 +79,8 @@ export interface WorkspacesTable {
   name: string;
   created_at: number;
   modified_at: number;
+  /** The account that created it (issue #28: DAM_MAX_WORKSPACES_PER_USER); null before 0028 and after its deletion. */
+  created_by: Generated<number | null>;
 }
 
 export interface WorkspaceMembersTable {
@@ -172,6 +174,11 @@ export interface AssetsTable {
   metadata_edited: Generated<string>;
   /** The version the embedded fields were read from; null until read. */
   metadata_version_id: Generated<number | null>;
+  /**
+   * Why the current version's file cannot be read, in plain words (migration 0026, issue #27): set by its preview job
+   * (src/services/unreadable-files.ts), null when it is readable or not checked yet. The file is kept.
+   */
+  unreadable_reason: Generated<string | null>;
 }
 
 export interface CollectionsTable {
@@ -269,6 +276,8 @@ export interface AssetVersionsTable {
   video_preview_note: Generated<string | null>;
   /** SHA-256 (lowercase hex) of the file (migration 0022, issue #19), set by the version.sha256 job; null until then. */
   sha256: Generated<string | null>;
+  /** Why this version's file cannot be read, in plain words (migration 0026, issue #27); null = readable or not checked. */
+  unreadable_reason: Generated<string | null>;
 }
 
 export interface VersionRenditionsTable {

@@ -16,12 +16,18 @@ export interface MemberRow {
   created_at: number;
 }
 
-export async function insertWorkspace(db: DB, name: string, now: number): Promise<WorkspaceRow> {
+export async function insertWorkspace(db: DB, name: string, now: number, createdBy: number): Promise<WorkspaceRow> {
   return db
     .insertInto('workspaces')
-    .values({ name, created_at: now, modified_at: now })
+    .values({ name, created_at: now, modified_at: now, created_by: createdBy })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** How many workspaces the account created that still exist (issue #28: DAM_MAX_WORKSPACES_PER_USER). */
+export async function countCreatedBy(db: DB, userId: number): Promise<number> {
+  const row = await db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number | string>().as('n')).where('created_by', '=', userId).executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export function findWorkspace(db: DB, id: number): Promise<WorkspaceRow | undefined> {

@@ -33,6 +33,10 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
       schema: {
         tags,
         summary: 'Create a workspace; the creator is its admin',
+        description:
+          'Each workspace has its own plan and free quota, so one account may create at most DAM_MAX_WORKSPACES_PER_USER ' +
+          'workspaces that still exist (default 10; 0: no limit); past it, 403 WORKSPACE_LIMIT_REACHED with `limit`. ' +
+          'Instance admins are not limited. The personal workspace made at registration counts.',
         body: Type.Object({ name: Name }),
         response: { 201: Envelope(Workspace), ...errors },
       },

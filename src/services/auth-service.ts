@@ -136,7 +136,7 @@ export class AuthService {
   ): Promise<UserRow> {
     const now = this.ctx.now();
     const user = await insertUser(trx, { ...input, now });
-    const workspace = await insertWorkspace(trx, `${input.name}'s workspace`, now);
+    const workspace = await insertWorkspace(trx, `${input.name}'s workspace`, now, user.id);
     await insertMember(trx, workspace.id, user.id, 'admin', now);
     return user;
   }

@@ -29,12 +29,22 @@ export class WorkspaceService {
 
   async create(caller: Caller, name: string): Promise<WorkspaceView> {
     const now = this.ctx.now();
+    const limit = this.ctx.config.maxWorkspacesPerUser;
     const ws = await this.ctx.db.transaction().execute(async (trx) => {
-      const created = await repo.insertWorkspace(trx, name, now);
+      // Each workspace has its own free quota: an account may not multiply it (issue #28). The user's row is
+      // locked so that simultaneous creations are counted one after the other.
+      if (limit > 0 && !caller.isInstanceAdmin) {
+        await this.ctx.database.support.lockRow(trx, 'users', caller.id);
+        const owned = await repo.countCreatedBy(trx, caller.id);
+        if (owned >= limit) {
+          throw appError('WORKSPACE_LIMIT_REACHED', `You have created ${owned} workspaces, the most one account may (DAM_MAX_WORKSPACES_PER_USER ${limit}); delete one or ask an instance admin`, { limit });
+        }
+      }
+      const created = await repo.insertWorkspace(trx, name, now, caller.id);
       await repo.insertMember(trx, created.id, caller.id, 'admin', now);
       return created;
     });
-    return { ...ws, role: 'admin' };
+    return { id: ws.id, name: ws.name, created_at: ws.created_at, modified_at: ws.modified_at, role: 'admin' };
   }
 
   async get(caller: Caller, id: number): Promise<WorkspaceView> {

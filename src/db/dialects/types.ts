@@ -51,7 +51,7 @@ export interface DialectSupport {
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   createObjectDeletionTrigger(db: Kysely<any>, table: string, keyColumn: string): Promise<void>;
-  lockRow(trx: Kysely<Database>, table: 'workspaces' | 'assets' | 'shared_links', id: number): Promise<void>;
+  lockRow(trx: Kysely<Database>, table: 'workspaces' | 'assets' | 'shared_links' | 'users', id: number): Promise<void>;
   /**
    * Inside a transaction, keeps other writers of the table out until commit (readers go on),
    * for checks no single row can guard, e.g. "no user exists yet". PostgreSQL: LOCK TABLE
