@@ -111,6 +111,8 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://localhost/dam'],
     ['DATABASE_URL', '/var/lib/dam.sqlite'],
     ['DAM_TRUST_PROXY', 'the load balancer'],
+    ['DAM_TRUST_PROXY', '0'],
+    ['DAM_TRUST_PROXY', '11'],
     ['DAM_STORAGE', 'ftp'],
     ['DAM_STORAGE', 's3'],
     ['DAM_PUBLIC_URL', 'localhost:8080'],
@@ -129,7 +131,8 @@ describe('loadConfig', () => {
   it.each([
     [undefined, false],
     ['false', false],
-    ['true', true],
+    ['true', 1],
+    ['2', 2],
     ['10.0.0.1, 192.168.0.0/16', '10.0.0.1, 192.168.0.0/16'],
   ])('DAM_TRUST_PROXY=%s trusts %s (forwarded addresses are believed only when asked)', (value, expected) => {
     expect(loadConfig(env({ DAM_TRUST_PROXY: value })).trustProxy).toEqual(expected);

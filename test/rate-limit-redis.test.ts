@@ -179,14 +179,16 @@ describe.runIf(hasRedis).each(dialects)('rate limits in Redis (DAM_REDIS_URL) on
   it('counts the login limit once across two processes, in Redis under dam-rate-limit-, with 429 and Retry-After', async () => {
     await exhaustTogether('10.8.0.1');
 
-    const key = `${REDIS_NAMESPACE}ip:10.8.0.1`;
+    const key = `${REDIS_NAMESPACE}ip-all:10.8.0.1`;
     expect(await client.keys(`${REDIS_NAMESPACE}*`)).toContain(key);
+    // Every attempt (ip-all), and the failures (ip-fail: the two refused attempts were refunded, issue #28).
     expect(await client.get(key)).toBe('5');
+    expect(await client.get(`${REDIS_NAMESPACE}ip-fail:10.8.0.1`)).toBe('3');
     const ttl = await client.pttl(key);
     expect(ttl).toBeGreaterThan(50_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
     // Not in the database as well.
-    expect(await databaseCounter('ip:10.8.0.1')).toBeUndefined();
+    expect(await databaseCounter('ip-all:10.8.0.1')).toBeUndefined();
 
     // The per-user limit of authenticated requests is counted in Redis too, across both processes.
     for (const t of [a, b]) expect((await t.request({ method: 'GET', url: '/auth/me', token: owner.token })).statusCode).toBe(200);
@@ -200,7 +202,7 @@ describe.runIf(hasRedis).each(dialects)('rate limits in Redis (DAM_REDIS_URL) on
     if (dialect === 'postgres') {
       // Counted in the database, still once across both processes.
       await exhaustTogether('10.8.0.2');
-      expect(Number((await databaseCounter('ip:10.8.0.2'))?.count)).toBe(5);
+      expect(Number((await databaseCounter('ip-all:10.8.0.2'))?.count)).toBe(5);
     } else {
       // One process: each counts its own window in memory.
       for (const t of [a, b]) {
@@ -231,8 +233,8 @@ describe.runIf(hasRedis).each(dialects)('rate limits in Redis (DAM_REDIS_URL) on
     // ioredis reconnects on its own (backing off up to 2 s between attempts).
     await until('both processes reconnected', () => [a, b].every((t) => messages(t, /answers again after/).length === 1));
     await exhaustTogether('10.8.0.3');
-    expect(await client.get(`${REDIS_NAMESPACE}ip:10.8.0.3`)).toBe('5');
-    expect(await databaseCounter('ip:10.8.0.3')).toBeUndefined();
+    expect(await client.get(`${REDIS_NAMESPACE}ip-all:10.8.0.3`)).toBe('5');
+    expect(await databaseCounter('ip-all:10.8.0.3')).toBeUndefined();
   });
 
   it('when Redis hangs (alive, answering nothing), requests wait at most 0.5 s for it, then are counted without it', async () => {
@@ -255,7 +257,7 @@ describe.runIf(hasRedis).each(dialects)('rate limits in Redis (DAM_REDIS_URL) on
     // A request after the probe interval finds Redis well again.
     await sleep(2_100);
     expect((await login(a, '10.8.0.5')).status).toBe(401);
-    expect(await client.get(`${REDIS_NAMESPACE}ip:10.8.0.5`)).toBe('1');
+    expect(await client.get(`${REDIS_NAMESPACE}ip-all:10.8.0.5`)).toBe('1');
     expect(messages(a, /answers again after/)).toHaveLength(2);
   });
 
@@ -273,7 +275,7 @@ describe.runIf(hasRedis).each(dialects)('rate limits in Redis (DAM_REDIS_URL) on
       await later.start();
       await until('the process connected', () => messages(c, /answers again after/).length === 1);
       expect((await login(c, '10.8.0.7')).status).toBe(401);
-      expect(await laterClient.get(`${REDIS_NAMESPACE}ip:10.8.0.7`)).toBe('1');
+      expect(await laterClient.get(`${REDIS_NAMESPACE}ip-all:10.8.0.7`)).toBe('1');
     } finally {
       laterClient.disconnect();
       await c.close();

@@ -133,41 +133,62 @@ describe('sign-in limit: one count per address for login, registration and the s
     const access_token = google.issueToken({ sub: `1100000000000${(seq += 1)}`, email: email(), email_verified: true, name: 'Social' });
     return t.request({ method: 'POST', url: '/auth/social/callback', payload: { access_token, provider: 'google' }, remoteAddress });
   };
-  const ADDRESS_LIMIT = 'Too many sign-in attempts from this address';
+  const FAILURE_LIMIT = 'Too many failed sign-in attempts from this address';
+  const badSocial = (remoteAddress: string) =>
+    t.request({ method: 'POST', url: '/auth/social/callback', payload: { access_token: 'ya29.not-a-real-token', provider: 'google' }, remoteAddress });
 
-  it('blocks registration and the social callback once logins used up the address', async () => {
+  it('blocks registration and the social callback once failed logins used up the address', async () => {
     const ip = '198.51.100.10';
     for (let i = 0; i < LIMIT; i += 1) expect((await login(ip)).statusCode).toBe(401);
-    expectRateLimited(await login(ip), ADDRESS_LIMIT);
-    expectRateLimited(await register(ip), ADDRESS_LIMIT);
-    expectRateLimited(await social(ip), ADDRESS_LIMIT);
+    expectRateLimited(await login(ip), FAILURE_LIMIT);
+    expectRateLimited(await register(ip), FAILURE_LIMIT);
+    expectRateLimited(await social(ip), FAILURE_LIMIT);
     // Another address is not affected.
     expect((await register('198.51.100.11')).statusCode).toBe(201);
   });
 
-  it('blocks login once registrations used up the address', async () => {
+  it('does not count successful attempts: one address (an office behind NAT) signs many people in (issue #28)', async () => {
     const ip = '198.51.100.20';
-    for (let i = 0; i < LIMIT; i += 1) expect((await register(ip)).statusCode).toBe(201);
-    expectRateLimited(await register(ip), ADDRESS_LIMIT);
-    expectRateLimited(await login(ip), ADDRESS_LIMIT);
-    expectRateLimited(await social(ip), ADDRESS_LIMIT);
+    for (let i = 0; i < LIMIT * 3; i += 1) expect((await (i % 2 ? register(ip) : social(ip))).statusCode).toBeLessThan(300);
+    // Failures still count, from the first.
+    for (let i = 0; i < LIMIT; i += 1) expect((await login(ip)).statusCode).toBe(401);
+    expectRateLimited(await register(ip), FAILURE_LIMIT);
   });
 
-  it('mixes the three in one count', async () => {
+  it('counts failures of the three in one count: a wrong password, a taken e-mail, a refused token', async () => {
     const ip = '198.51.100.30';
-    expect((await social(ip)).statusCode).toBe(200);
-    expect((await register(ip)).statusCode).toBe(201);
+    const taken = await registerUser(t);
+    const again = await t.request({ method: 'POST', url: '/auth/register', payload: { email: taken.user.email, password: PASSWORD, name: 'Again' }, remoteAddress: ip });
+    expect(again.statusCode).toBe(409);
+    expect((await badSocial(ip)).statusCode).toBe(401);
     expect((await login(ip)).statusCode).toBe(401);
-    expectRateLimited(await social(ip), ADDRESS_LIMIT);
+    expectRateLimited(await social(ip), FAILURE_LIMIT);
   });
 
-  it('keeps the per-account login limit across addresses', async () => {
+  it('counts failures when they begin: parallel wrong passwords cannot pass the limit together (issue #28)', async () => {
+    const ip = '198.51.100.40';
+    const answers = await Promise.all(Array.from({ length: 10 }, () => login(ip)));
+    const statuses = answers.map((r) => r.statusCode).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(LIMIT);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10 - LIMIT);
+  });
+
+  it('limits all attempts, successful ones too, to ten times the failures (issue #28)', async () => {
+    const ip = '198.51.100.50';
+    for (let i = 0; i < LIMIT * 10; i += 1) expect((await social(ip)).statusCode).toBe(200);
+    expectRateLimited(await social(ip), 'Too many sign-in attempts from this address');
+  });
+
+  it('never locks an account out from a new address: failures per account slow its sign-in down instead (issue #28)', async () => {
     const account = await registerUser(t);
-    for (let i = 0; i < LIMIT; i += 1) {
+    for (let i = 0; i < LIMIT + 1; i += 1) {
       const res = await t.request({ method: 'POST', url: '/auth/login', payload: { email: account.user.email, password: 'wrong password' }, remoteAddress: `203.0.113.${40 + i}` });
       expect(res.statusCode).toBe(401);
     }
+    const started = Date.now();
     const res = await t.request({ method: 'POST', url: '/auth/login', payload: { email: account.user.email, password: PASSWORD }, remoteAddress: '203.0.113.99' });
-    expectRateLimited(res, 'Too many sign-in attempts for this account');
+    expect(res.statusCode).toBe(200);
+    // Held back (250 ms, doubling with each failure past the limit), not refused.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(240);
   });
 });

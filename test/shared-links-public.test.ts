@@ -313,6 +313,47 @@ describe.each(dialects)('shared links: public side (%s)', (dialect) => {
       expect(statuses.filter((s) => s === 401)).toHaveLength(10);
       expect(statuses.filter((s) => s === 429)).toHaveLength(4);
     });
+
+    it('counts an IPv6 /64 as one address, and an IPv4-mapped address as its IPv4 address (issue #28)', async () => {
+      const own = await createShare(t, owner(), { asset_ids: [assetId], password: 'correct horse' });
+      for (let i = 0; i < 10; i++) {
+        expectError(await unlock(t, own.key, `guess ${i}`, { 'x-forwarded-for': `2001:db8:1:2::${(i + 1).toString(16)}` }), 401, 'SHARE_PASSWORD_WRONG');
+      }
+      expectError(await unlock(t, own.key, 'correct horse', { 'x-forwarded-for': '2001:db8:1:2:ffff:ffff:ffff:fffe' }), 429, 'RATE_LIMITED');
+      expect((await unlock(t, own.key, 'correct horse', { 'x-forwarded-for': '2001:db8:1:3::1' })).statusCode).toBe(200);
+      for (let i = 0; i < 10; i++) expectError(await unlock(t, own.key, `mapped ${i}`, { 'x-forwarded-for': '::ffff:10.5.5.5' }), 401, 'SHARE_PASSWORD_WRONG');
+      expectError(await unlock(t, own.key, 'correct horse', { 'x-forwarded-for': '10.5.5.5' }), 429, 'RATE_LIMITED');
+    });
+
+    it('locks the link for everyone after 50 wrong passwords from all addresses together, each in its access log (issue #28)', async () => {
+      const own = await createShare(t, owner(), { asset_ids: [assetId], password: 'correct horse' });
+      for (let a = 0; a < 5; a++) {
+        for (let i = 0; i < 10; i++) expectError(await unlock(t, own.key, `guess ${a}.${i}`, { 'x-forwarded-for': `10.60.0.${a}` }), 401, 'SHARE_PASSWORD_WRONG');
+      }
+      const locked = await unlock(t, own.key, 'correct horse', { 'x-forwarded-for': '10.61.0.1' });
+      expectError(locked, 429, 'RATE_LIMITED');
+      expect(locked.json<{ error: string }>().error).toContain('This link is locked after 50 wrong passwords');
+      expect(Number(locked.headers['retry-after'])).toBeGreaterThan(800);
+      const log = await accessLog(t, owner(), own.id);
+      expect(log.filter((e) => e.action === 'unlock-failed')).toHaveLength(50);
+      t.advanceClock(15 * 60 + 1);
+      try {
+        expect((await unlock(t, own.key, 'correct horse', { 'x-forwarded-for': '10.61.0.1' })).statusCode).toBe(200);
+      } finally {
+        t.advanceClock(-(15 * 60 + 1));
+      }
+    });
+
+    it('refuses a new password shorter than 8 characters, on create and on change (issue #28)', async () => {
+      const short = await t.request({ method: 'POST', url: '/shared', token: owner().token, payload: { workspaceId: team.ws, asset_ids: [assetId], password: 'letmein' } });
+      expect(short.statusCode).toBe(400);
+      expect(short.json()).toMatchObject({ code: 'VALIDATION_ERROR', field: 'password' });
+      const own = await createShare(t, owner(), { asset_ids: [assetId], password: 'eight ch' });
+      const patched = await t.request({ method: 'PATCH', url: `/shared/${own.id}`, token: owner().token, payload: { password: 'x' } });
+      expect(patched.statusCode).toBe(400);
+      expect(patched.json()).toMatchObject({ code: 'VALIDATION_ERROR', field: 'password' });
+      expect((await unlock(t, own.key, 'eight ch', { 'x-forwarded-for': '10.62.0.1' })).statusCode).toBe(200);
+    });
   });
 
   it('limits public requests per client address and per link (429 RATE_LIMITED with Retry-After)', async () => {

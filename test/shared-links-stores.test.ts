@@ -25,13 +25,13 @@ describe.each(STORE_KINDS)('shared links on the %s store', (kind) => {
     const image = await uploadInto(t, owner, { bytes: photo, name: 'Café.jpg', type: 'image/jpeg' });
     const notes = await uploadInto(t, owner, textFile('notes.txt', 'stored on the store'));
     await t.app.jobs.drain();
-    const link = await createShare(t, owner, { asset_ids: [image.id, notes.id], password: 'letmein', max_downloads: 10 });
+    const link = await createShare(t, owner, { asset_ids: [image.id, notes.id], password: 'let me in please', max_downloads: 10 });
 
     // As the web client would: unlock, then follow the URLs the API hands out.
     const unlock = await fetch(`${t.baseUrl}/shared/public/${link.key}/unlock`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ password: 'letmein' }),
+      body: JSON.stringify({ password: 'let me in please' }),
     });
     expect(unlock.status).toBe(200);
     const { token } = ((await unlock.json()) as { data: { token: string } }).data;

@@ -187,7 +187,7 @@ describe.each(dialects)('shared links: management (%s)', (dialect) => {
   });
 
   it('changes settings (only those sent), removes the password and the limit, and refuses changes to a revoked link', async () => {
-    const link = await createShare(t, team.owner, { workspaceId: team.ws, asset_ids: [assetA], password: 'first', max_downloads: 5, description: 'Old' });
+    const link = await createShare(t, team.owner, { workspaceId: team.ws, asset_ids: [assetA], password: 'first passphrase', max_downloads: 5, description: 'Old' });
     const res = await patch(link.id, { allow_download: false, description: 'New' }, team.manager);
     expect(res.statusCode, res.body).toBe(200);
     const changed = res.json<Envelope<ShareJson>>().data;
@@ -220,8 +220,8 @@ describe.each(dialects)('shared links: management (%s)', (dialect) => {
 
   it('records share.create, share.update (changed settings, never the password) and share.revoke in the activity log', async () => {
     const folder = await makeFolder(t, team.owner, team.ws, { name: 'Press kit' });
-    const link = await createShare(t, team.manager, { workspaceId: team.ws, folder_id: folder.id, password: 'hunter2' });
-    await patch(link.id, { password: 'hunter3', max_downloads: 2 }, team.manager);
+    const link = await createShare(t, team.manager, { workspaceId: team.ws, folder_id: folder.id, password: 'hunter2hunter2' });
+    await patch(link.id, { password: 'hunter3hunter3', max_downloads: 2 }, team.manager);
     await patch(link.id, { max_downloads: 2 }, team.manager); // no change: no entry
     await patch(link.id, { password: null, description: 'For the press' }, team.manager);
     await revoke(link.id, team.manager);
@@ -238,9 +238,9 @@ describe.each(dialects)('shared links: management (%s)', (dialect) => {
   });
 
   it('answers the access log newest first, paged, to managers', async () => {
-    const link = await createShare(t, team.owner, { workspaceId: team.ws, asset_ids: [assetA], password: 'pw' });
+    const link = await createShare(t, team.owner, { workspaceId: team.ws, asset_ids: [assetA], password: 'pass word' });
     expect((await unlock(t, link.key, 'wrong', { 'user-agent': 'Browser/1' })).statusCode).toBe(401);
-    const right = await unlock(t, link.key, 'pw', { 'user-agent': 'Browser/2' });
+    const right = await unlock(t, link.key, 'pass word', { 'user-agent': 'Browser/2' });
     expect(right.statusCode).toBe(200);
     const token = right.json<Envelope<{ token: string }>>().data.token;
     expect((await publicRequest(t, `/shared/public/${link.key}`, { shareToken: token })).statusCode).toBe(200);

@@ -150,7 +150,9 @@ describe('request validation', () => {
         const payload = `{"metadata":${deepJson(levels)}}`;
         expect(payload.length).toBeLessThan(1024 * 1024);
         const res = await call('PATCH', `/dam/assets/${assetId}`, payload, { 'content-type': 'application/json' });
-        expect(expect400(res, 'metadata').error).toMatch(/nested more than 16 levels/);
+        // Past 64 levels the body is refused while it is parsed (issue #28), before any route rule sees it.
+        if (levels > 64) expect(expect400(res, 'metadata').error).toMatch(/body.metadata nests arrays or objects more than 64 levels deep/);
+        else expect(expect400(res, 'metadata').error).toMatch(/nested more than 16 levels/);
       }
       const asset = await call('GET', `/dam/assets/${assetId}`);
       expect(asset.json<{ data: { metadata: object } }>().data.metadata).toEqual({});

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { FastifyServerFactory } from 'fastify';
+import { HEADERS_TIMEOUT_MS } from './body-deadlines.js';
 
 const BODY = JSON.stringify({ status: 'ok' });
 
@@ -11,7 +12,7 @@ const BODY = JSON.stringify({ status: 'ok' });
  * costs. It carries the API's fixed headers (`apiHeaders`: security headers, open CORS), and
  * the Fastify route of the same path stays registered: it documents the endpoint in the OpenAPI
  * document and answers `inject()` and every other form (`HEAD`, a query string).
- * The server's timeouts are set as Fastify sets them on a server it makes itself.
+ * The server's timeouts are set as Fastify sets them on a server it makes itself, and a headers timeout.
  */
 export function fastHealthServer(apiHeaders: Readonly<Record<string, string>>): FastifyServerFactory {
   const head: Record<string, string> = {
@@ -29,6 +30,9 @@ export function fastHealthServer(apiHeaders: Readonly<Record<string, string>>): 
       handler(req, res);
     });
     server.keepAliveTimeout = opts.keepAliveTimeout as number;
+    // Issue #28: headers must arrive within HEADERS_TIMEOUT_MS; bodies are timed per route (./body-deadlines.ts),
+    // since a whole-request limit (Node's requestTimeout, left at Fastify's 0) would also cut long uploads.
+    server.headersTimeout = HEADERS_TIMEOUT_MS;
     server.requestTimeout = opts.requestTimeout as number;
     server.setTimeout(opts.connectionTimeout as number);
     const maxRequests = opts.maxRequestsPerSocket as number | null | undefined;

@@ -3,12 +3,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Redis, type Result } from 'ioredis';
 import type { AppConfig } from '../config.js';
 import type { DatabaseHandle, DB } from '../db/database.js';
-import { hitCounter, readCounter } from '../repositories/rate-limit-counters.js';
+import { hitCounter, readCounter, refundCounter } from '../repositories/rate-limit-counters.js';
 
 type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
 /** The stores of this file: all of them also read without counting (the plugin's `{ increment: false }`). */
 export interface CountingStore extends FastifyRateLimitStore {
   read(key: string, callback: Callback): void;
+  /**
+   * Takes one count back from a live window (never below 0): an attempt counted when it began as a
+   * presumed failure turned out not to be one (issue #28, sign-in limits count failures only).
+   */
+  refund(key: string): Promise<void>;
   child(): CountingStore;
 }
 
@@ -32,6 +37,12 @@ class MemoryStore implements CountingStore {
     const now = Date.now();
     const window = this.windows.get(key);
     callback(null, window && window.expiresAt > now ? { current: window.count, ttl: window.expiresAt - now } : { current: 0, ttl: 0 });
+  }
+
+  refund(key: string): Promise<void> {
+    const window = this.windows.get(key);
+    if (window && window.expiresAt > Date.now() && window.count > 0) window.count -= 1;
+    return Promise.resolve();
   }
 
   child(): CountingStore {
@@ -70,6 +81,10 @@ function databaseStore(db: DB): new () => CountingStore {
       );
     }
 
+    refund(key: string): Promise<void> {
+      return refundCounter(db, key, Date.now());
+    }
+
     /** Every limiter shares the table (their keys carry their own prefixes: ip:, share-ip:, proxy-ip:, ...). */
     child(): CountingStore {
       return new DatabaseRateLimitStore();
@@ -91,6 +106,11 @@ if current == 1 or ttl < 0 then
 end
 return {current, ttl}`;
 
+const REFUND_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if current > 0 then redis.call('DECR', KEYS[1]) end
+return current`;
+
 const READ_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if not current then return {0, 0} end
@@ -102,6 +122,7 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     damRateLimitHit(key: string, windowMs: number): Result<[number, number], Context>;
     damRateLimitRead(key: string): Result<[number, number], Context>;
+    damRateLimitRefund(key: string): Result<number, Context>;
   }
 }
 
@@ -206,6 +227,17 @@ class RedisRateLimitStore implements CountingStore {
     );
   }
 
+  refund(key: string): Promise<void> {
+    if (!this.link.usable()) return this.fallback.refund(key);
+    return this.link.redis.damRateLimitRefund(REDIS_NAMESPACE + key).then(
+      () => undefined,
+      (err: unknown) => {
+        this.link.failed(asError(err));
+        return this.fallback.refund(key);
+      },
+    );
+  }
+
   child(): CountingStore {
     return new RedisRateLimitStore(this.link, this.fallback.child());
   }
@@ -227,6 +259,11 @@ export interface RateLimitBackend {
    * secret's guessing), or Redis when DAM_REDIS_URL is set (memory while Redis fails).
    */
   userStore: CountingStore;
+  /**
+   * Where the sign-in limits count (http/rate-limits.ts: failures, refunded when an attempt succeeds): shared by
+   * every process on PostgreSQL or Redis, like the plugin's limiters, since they bound the guessing of secrets.
+   */
+  signInStore: CountingStore;
   /** The Redis connection (kind 'redis'). */
   redis?: Redis;
   close(): Promise<void>;
@@ -244,8 +281,8 @@ export async function rateLimitBackend(config: AppConfig, database: DatabaseHand
   const withoutRedis = database.dialect === 'postgres' ? databaseStore(database.db) : MemoryStore;
   if (!config.redisUrl) {
     return database.dialect === 'postgres'
-      ? { kind: 'database', options: { store: withoutRedis }, userStore: new MemoryStore(), close: nothing }
-      : { kind: 'memory', options: {}, userStore: new MemoryStore(), close: nothing };
+      ? { kind: 'database', options: { store: withoutRedis }, userStore: new MemoryStore(), signInStore: new withoutRedis(), close: nothing }
+      : { kind: 'memory', options: {}, userStore: new MemoryStore(), signInStore: new MemoryStore(), close: nothing };
   }
   const redis = new Redis(config.redisUrl, {
     lazyConnect: true,
@@ -257,6 +294,7 @@ export async function rateLimitBackend(config: AppConfig, database: DatabaseHand
   });
   redis.defineCommand('damRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   redis.defineCommand('damRateLimitRead', { numberOfKeys: 1, lua: READ_SCRIPT });
+  redis.defineCommand('damRateLimitRefund', { numberOfKeys: 1, lua: REFUND_SCRIPT });
   const link = new RedisLink(redis, log, redactedUrl(config.redisUrl));
   // The warning, if any, was logged by the link.
   await redis.connect().catch(() => undefined);
@@ -271,6 +309,7 @@ export async function rateLimitBackend(config: AppConfig, database: DatabaseHand
     kind: 'redis',
     options: { store: SharedRedisStore },
     userStore: new RedisRateLimitStore(link, new MemoryStore()),
+    signInStore: new SharedRedisStore(),
     redis,
     close: () => {
       link.close();

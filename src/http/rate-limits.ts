@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { appError } from '../errors.js';
+import { addressKey } from '../domain/client-address.js';
 import { ErrorBody } from './schemas.js';
 import type { CountingStore } from './rate-limit-store.js';
 
@@ -31,29 +32,90 @@ function overLimit(reply: FastifyReply, what: string, max: number, windowMs: num
 
 /** OpenAPI text of the sign-in routes. */
 export const SIGN_IN_LIMIT =
-  'Sign-in attempts are limited per client address (DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW) with ONE count ' +
-  'shared by login, registration and the social-login callback: over it, 429 RATE_LIMITED with Retry-After.';
+  'Failed sign-in attempts are limited per client address (an IPv6 address counts by its /64): DAM_LOGIN_RATE_LIMIT per ' +
+  'DAM_LOGIN_RATE_WINDOW, ONE count shared by login, registration, the social-login callback, password and invitation ' +
+  'forms; successful attempts do not count. All attempts, successful or not, are limited to ten times as many. Over either, ' +
+  '429 RATE_LIMITED with Retry-After, before the body is read.';
+
+/**
+ * Answers that mean a failed attempt: a wrong password (401, or 400 for a wrong current password), an unknown
+ * or spent token (404, 410), a refused e-mail (403, 409), and malformed or oversized attempts. Successes,
+ * 429s and server failures are refunded.
+ */
+const FAILED = new Set([400, 401, 403, 404, 409, 410, 413, 422]);
+
+/** The longest a sign-in of an account under attack is held back. */
+const MAX_ACCOUNT_DELAY_MS = 5000;
 
 export interface SignInLimits {
-  /** Per client address, ONE count shared by login, registration and the social-login callback. */
+  /**
+   * onRequest (before the body is read, issue #28): counts the attempt against its address, among all attempts
+   * (10 x DAM_LOGIN_RATE_LIMIT) and as a presumed failure (DAM_LOGIN_RATE_LIMIT); refuses with 429 over either.
+   */
   address: LimitCheck;
-  /** Per account: the e-mail of a login body, whatever the address. */
+  /** onResponse: an attempt that did not fail is taken back from the failures it was presumed to be. */
+  settle: LimitCheck;
+  /**
+   * preHandler of login: failures per account (its e-mail, from any address) never refuse, which would let anyone
+   * who knows an e-mail keep its owner out; past DAM_LOGIN_RATE_LIMIT they slow each further attempt on the
+   * account down, doubling from 250 ms up to 5 s (issue #28).
+   */
   account: LimitCheck;
+  /** preHandler of a password-reset request: every request per mailbox counts (each may send an e-mail). */
+  mailbox: LimitCheck;
+}
+
+const count = (store: CountingStore, key: string, windowMs: number, max: number) =>
+  new Promise<{ current: number; ttl: number }>((resolve, reject) =>
+    store.incr(key, (err, result) => (err || !result ? reject(err ?? new Error('no count')) : resolve(result)), windowMs, max),
+  );
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The sign-in counters this request was presumed to fail under (rate-limits.ts). */
+    signInFailureKeys?: string[];
+  }
 }
 
 /**
- * The sign-in limits (DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW). Created once per app and
- * handed to the auth and social-auth routes, so that blocking an address on one entry point
- * blocks it on the others (a limiter per route would count each route apart).
+ * The sign-in limits (issue #28). Failures are counted when an attempt begins and refunded when it ends
+ * without failing, so that parallel guesses cannot all pass before any is counted, while an office behind one
+ * NAT, signing in successfully all morning, is never locked out. Created once per app and handed to every
+ * route that checks a secret, so that blocking an address on one blocks it on the others.
  */
-export function signInLimits(app: FastifyInstance, config: AppConfig): SignInLimits {
-  const options = { max: config.loginRateLimit, timeWindow: config.loginRateWindowMs };
+export function signInLimits(app: FastifyInstance, config: AppConfig, store: CountingStore): SignInLimits {
+  const max = config.loginRateLimit;
+  const windowMs = config.loginRateWindowMs;
+  const presume = (request: FastifyRequest, key: string) => {
+    (request.signInFailureKeys ??= []).push(key);
+  };
+  const mailboxLimiter = app.createRateLimit({
+    max,
+    timeWindow: windowMs,
+    keyGenerator: (req) => `mailbox:${String((req.body as { email?: unknown })?.email).toLowerCase()}`,
+  });
   return {
-    address: limitCheck(app.createRateLimit({ ...options, keyGenerator: (req) => `ip:${req.ip}` }), 'Too many sign-in attempts from this address'),
-    account: limitCheck(
-      app.createRateLimit({ ...options, keyGenerator: (req) => `account:${String((req.body as { email?: unknown })?.email).toLowerCase()}` }),
-      'Too many sign-in attempts for this account',
-    ),
+    address: async (request, reply) => {
+      const network = addressKey(request.ip);
+      const all = await count(store, `ip-all:${network}`, windowMs, max * 10);
+      if (all.current > max * 10) throw overLimit(reply, 'Too many sign-in attempts from this address', max * 10, windowMs, all.ttl);
+      const failures = await count(store, `ip-fail:${network}`, windowMs, max);
+      presume(request, `ip-fail:${network}`);
+      if (failures.current > max) throw overLimit(reply, 'Too many failed sign-in attempts from this address', max, windowMs, failures.ttl);
+    },
+    settle: async (request, reply) => {
+      if (FAILED.has(reply.statusCode) || !request.signInFailureKeys) return;
+      await Promise.all(request.signInFailureKeys.map((key) => store.refund(key)));
+    },
+    account: async (request) => {
+      const email = String((request.body as { email?: unknown })?.email).toLowerCase();
+      const failures = await count(store, `account-fail:${email}`, windowMs, max);
+      presume(request, `account-fail:${email}`);
+      if (failures.current <= max) return;
+      const delay = Math.min(MAX_ACCOUNT_DELAY_MS, 250 * 2 ** Math.min(10, failures.current - max - 1));
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    },
+    mailbox: limitCheck(mailboxLimiter, 'Too many password-reset requests for this e-mail'),
   };
 }
 

@@ -39,6 +39,17 @@ export async function readCounter(db: DB, key: string, nowMs: number): Promise<C
   return row && { count: Number(row.count), expiresAt: Number(row.expires_at) };
 }
 
+/** Takes one count back from the live window of `key` (never below 0). */
+export async function refundCounter(db: DB, key: string, nowMs: number): Promise<void> {
+  await db
+    .updateTable('rate_limit_counters')
+    .set({ count: sql<number>`count - 1` })
+    .where('key', '=', key)
+    .where('expires_at', '>', nowMs)
+    .where('count', '>', 0)
+    .execute();
+}
+
 /** Drops windows that are over; called from housekeeping. */
 export async function deleteExpiredCounters(db: DB, nowMs: number): Promise<void> {
   await db.deleteFrom('rate_limit_counters').where('expires_at', '<=', nowMs).execute();

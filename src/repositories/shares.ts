@@ -127,16 +127,18 @@ export async function markUnlocked(db: DB, accessId: number): Promise<void> {
 }
 
 /** Failed unlock attempts on a link from one address since `since`: how many, and when the oldest was. */
-export async function unlockFailuresSince(db: DB, linkId: number, address: string, since: number): Promise<{ count: number; oldest: number | null }> {
-  const row = await db
+/** The link's wrong passwords since `since`, newest first, at most `limit` of them (address and time). */
+export async function unlockFailuresSince(db: DB, linkId: number, since: number, limit: number): Promise<{ address: string | null; created_at: number }[]> {
+  const rows = await db
     .selectFrom('shared_link_access')
-    .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('created_at').as('oldest')])
+    .select(['address', 'created_at'])
     .where('link_id', '=', linkId)
-    .where('address', '=', address)
     .where('created_at', '>', since)
     .where('action', '=', 'unlock-failed')
-    .executeTakeFirstOrThrow();
-  return { count: Number(row.n), oldest: row.oldest === null ? null : Number(row.oldest) };
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ address: r.address, created_at: Number(r.created_at) }));
 }
 
 /**

@@ -7,6 +7,7 @@ import { readRegistrationPolicy } from '../services/registration-policy.js';
 import type { AppContext } from '../context.js';
 import { AuthResult, sessionOrigin } from './auth-schemas.js';
 import { AuthOptions, Email, LinkToken, NewPassword, Session } from './team-schemas.js';
+import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 
 const tags = ['auth'];
 
@@ -31,7 +32,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService
     '/auth/password',
     {
       config: { passwordChangeExempt: true },
-      preHandler: limits.address,
+      // Issue #28: a small body, refused with 413 before it is read in full.
+      bodyLimit: SMALL_BODY_LIMIT,
+      onRequest: limits.address,
+      onResponse: limits.settle,
       schema: {
         tags,
         summary: 'Change the password; every other session ends',
@@ -77,7 +81,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService
     '/auth/password-reset',
     {
       config: { public: true },
-      preHandler: [limits.address, limits.account],
+      // Issue #28: a small body, refused with 413 before it is read in full.
+      bodyLimit: SMALL_BODY_LIMIT,
+      // Every request counts (it answers the same whether or not a mail was sent): no settle.
+      onRequest: limits.address,
+      preHandler: limits.mailbox,
       schema: {
         tags,
         summary: 'E-mail a single-use link that resets a forgotten password',
@@ -99,7 +107,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService
     '/auth/password-reset',
     {
       config: { public: true },
-      preHandler: limits.address,
+      onRequest: limits.address,
+      onResponse: limits.settle,
       schema: {
         tags,
         summary: 'What a password link is for: the account\'s e-mail, reset or first setup, and its expiry',
@@ -120,7 +129,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService
     '/auth/password-reset/confirm',
     {
       config: { public: true },
-      preHandler: limits.address,
+      // Issue #28: a small body, refused with 413 before it is read in full.
+      bodyLimit: SMALL_BODY_LIMIT,
+      onRequest: limits.address,
+      onResponse: limits.settle,
       schema: {
         tags,
         summary: 'Set the password through a link, end every session of the account, and sign in',

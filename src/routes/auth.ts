@@ -6,6 +6,7 @@ import type { AuthService } from '../services/auth-service.js';
 import { AuthResult, sessionOrigin } from './auth-schemas.js';
 import { Email, NewPassword as Password } from './team-schemas.js';
 import { WorkspaceItem } from './workspace-schemas.js';
+import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 
 /** The seed 2.4 user plus the account's own fields (issue #13). */
 const AccountUser = Type.Object({
@@ -24,8 +25,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: 
     '/auth/register',
     {
       config: { public: true },
-      // One count per address with login and the social callback (src/http/rate-limits.ts).
-      preHandler: limits.address,
+      // Issue #28: a small body, refused with 413 before it is read in full.
+      bodyLimit: SMALL_BODY_LIMIT,
+      // One count of failures per address with login and the social callback, before the body is read (src/http/rate-limits.ts).
+      onRequest: limits.address,
+      onResponse: limits.settle,
       schema: {
         tags: ['auth'],
         summary: 'Create an account',
@@ -50,7 +54,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: 
     '/auth/login',
     {
       config: { public: true },
-      preHandler: [limits.address, limits.account],
+      // Issue #28: a small body, refused with 413 before it is read in full.
+      bodyLimit: SMALL_BODY_LIMIT,
+      onRequest: limits.address,
+      preHandler: limits.account,
+      onResponse: limits.settle,
       schema: {
         tags: ['auth'],
         summary: 'Sign in with e-mail and password',

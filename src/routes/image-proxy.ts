@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppConfig } from '../config.js';
+import { addressKey } from '../domain/client-address.js';
 import { limitCheck } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import { PROXY_FORMATS, PROXY_PATH } from '../media/proxy-links.js';
@@ -62,7 +63,7 @@ export const imageProxyRoutes: FastifyPluginAsyncTypebox<{ imageProxy: ImageProx
     'Too many image-proxy requests for this user',
   );
   const perAddress = limitCheck(
-    app.createRateLimit({ ...window, keyGenerator: (req) => `proxy-ip:${req.ip}` }),
+    app.createRateLimit({ ...window, keyGenerator: (req) => `proxy-ip:${addressKey(req.ip)}` }),
     'Too many signed image-proxy requests from this address',
   );
 

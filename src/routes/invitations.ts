@@ -7,6 +7,7 @@ import { INVITATIONS_PER_HOUR } from '../services/invitation-service.js';
 import { AuthResult, sessionOrigin } from './auth-schemas.js';
 import { Email, Invitation, InvitationParams, InvitationPreview, InviteResult, NewPassword, TokenParams } from './team-schemas.js';
 import { WorkspaceItem } from './workspace-schemas.js';
+import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 const linkErrors = { 400: ErrorBody, 410: ErrorBody, 429: ErrorBody };
@@ -84,7 +85,8 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
     '/invitations/:token',
     {
       config: { public: true },
-      preHandler: limits.address,
+      onRequest: limits.address,
+      onResponse: limits.settle,
       schema: {
         tags: ['auth'],
         summary: 'What an invitation link is for: the workspace, role and e-mail',
@@ -100,7 +102,10 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
     '/invitations/:token/accept',
     {
       config: { public: true },
-      preHandler: limits.address,
+      // Issue #28: a small body, refused with 413 before it is read in full.
+      bodyLimit: SMALL_BODY_LIMIT,
+      onRequest: limits.address,
+      onResponse: limits.settle,
       schema: {
         tags: ['auth'],
         summary: "Create the invitee's account, join the workspace with the invitation's role, and sign in",

@@ -1,5 +1,6 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
-import { appError } from '../errors.js';
+import { AppError, appError } from '../errors.js';
+import { assertShallow } from '../http/json-body.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { PaymentService } from '../services/payment-service.js';
 import {
@@ -117,9 +118,12 @@ const webhookRoute: FastifyPluginCallbackTypebox<{ payments: PaymentService }> =
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, parsed) => {
     req.rawBody = body;
     try {
-      parsed(null, body.length === 0 ? undefined : JSON.parse(body.toString('utf8')));
+      const text = body.toString('utf8');
+      // Issue #28: deep nesting is refused before JSON.parse builds it.
+      assertShallow(text);
+      parsed(null, body.length === 0 ? undefined : JSON.parse(text));
     } catch (err) {
-      parsed(appError('VALIDATION_ERROR', `The body is not valid JSON: ${(err as Error).message}`), undefined);
+      parsed(err instanceof AppError ? err : appError('VALIDATION_ERROR', `The body is not valid JSON: ${(err as Error).message}`), undefined);
     }
   });
 

@@ -20,7 +20,7 @@ export const serverUploadRoutes: FastifyPluginAsyncTypebox<{ uploads: ServerUplo
   app.post(
     '/api/upload-asset',
     {
-      config: { idempotent: true },
+      config: { idempotent: true, streamingBody: true },
       schema: {
         tags: ['storage'],
         summary: 'Upload a file through the server (managers and admins)',

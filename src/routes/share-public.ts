@@ -17,6 +17,8 @@ import {
   UnlockBody,
   UnlockSchema,
 } from './share-schemas.js';
+import { SMALL_BODY_LIMIT } from '../http/json-body.js';
+import { addressKey } from '../domain/client-address.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
@@ -47,7 +49,7 @@ function clientOf(req: FastifyRequest): ShareClient {
 export const sharePublicRoutes: FastifyPluginAsyncTypebox<{ access: ShareAccessService; config: SharesConfig }> = async (app, { access, config }) => {
   const tags = ['shared links (public)'];
   const perAddress = limitCheck(
-    app.createRateLimit({ max: config.rateLimit, timeWindow: 60_000, keyGenerator: (req) => `share-ip:${req.ip}` }),
+    app.createRateLimit({ max: config.rateLimit, timeWindow: 60_000, keyGenerator: (req) => `share-ip:${addressKey(req.ip)}` }),
     'Too many shared-link requests from this address',
   );
   const perLink = limitCheck(
@@ -95,6 +97,8 @@ export const sharePublicRoutes: FastifyPluginAsyncTypebox<{ access: ShareAccessS
     '/shared/public/:key/unlock',
     {
       config: { public: true },
+      // Issue #28: a small body, refused with 413 before it is read in full.
+      bodyLimit: SMALL_BODY_LIMIT,
       preHandler: limited,
       schema: {
         tags,

@@ -1,6 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { FILE_TYPES } from '../domain/file-types.js';
-import { DEFAULT_SHARE_LIFETIME, MAX_SHARED_ASSETS, UNLOCK_FAILURES_ALLOWED, UNLOCK_WINDOW_SECONDS } from '../domain/shares.js';
+import {
+  DEFAULT_SHARE_LIFETIME,
+  LINK_UNLOCK_FAILURES_ALLOWED,
+  MAX_SHARED_ASSETS,
+  MIN_SHARE_PASSWORD,
+  UNLOCK_FAILURES_ALLOWED,
+  UNLOCK_WINDOW_SECONDS,
+} from '../domain/shares.js';
 import { Id as IdOf, Paging } from '../http/schemas.js';
 
 /** TypeBox schemas of the shared links (issue #14): management (/shared) and public (/shared/public/:key) sides. */
@@ -17,7 +24,12 @@ export const MAX_PASSWORD = 256;
 export const MAX_DOWNLOADS = 1_000_000;
 
 const ExpiresAt = Type.Integer({ minimum: 1, maximum: MAX_EXPIRES_AT, description: 'Unix seconds, in the future' });
-const Password = Type.String({ minLength: 1, maxLength: MAX_PASSWORD, description: 'Stored only as a scrypt hash; never answered' });
+const Password = Type.String({
+  minLength: MIN_SHARE_PASSWORD,
+  maxLength: MAX_PASSWORD,
+  description: `At least ${MIN_SHARE_PASSWORD} characters (a passphrase of a few words is best; the web client suggests one). Stored only as a scrypt hash; never answered`,
+  examples: ['meadow river lantern'],
+});
 const MaxDownloads = Type.Integer({ minimum: 1, maximum: MAX_DOWNLOADS });
 const Description = Type.String({
   maxLength: 2000,
@@ -225,5 +237,7 @@ export const UnlockSchema = Type.Object({
 export type UnlockView = Static<typeof UnlockSchema>;
 
 export const UNLOCK_RULES =
-  `Wrong passwords are limited to ${UNLOCK_FAILURES_ALLOWED} per link and client address per ${UNLOCK_WINDOW_SECONDS / 60} minutes: ` +
-  'over that every try, right or wrong, answers 429 RATE_LIMITED with Retry-After until the oldest failure leaves the window.';
+  `Wrong passwords are limited to ${UNLOCK_FAILURES_ALLOWED} per link and client address (an IPv6 address counts by its /64) ` +
+  `per ${UNLOCK_WINDOW_SECONDS / 60} minutes, and to ${LINK_UNLOCK_FAILURES_ALLOWED} per link from all addresses together: ` +
+  'over either every try, right or wrong, answers 429 RATE_LIMITED with Retry-After until the oldest failure leaves the window. ' +
+  "Each wrong password is in the link's access log.";

@@ -5,6 +5,7 @@ import { SIGN_IN_LIMIT, type SignInLimits } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { SocialAuthService } from '../services/social-auth-service.js';
 import { UserSchema, WorkspaceItem } from './workspace-schemas.js';
+import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 
 const Provider = Type.Union([Type.Literal('google')], { description: 'The identity provider; one is supported' });
 const AuthResult = Type.Object({ user: UserSchema, token: Type.String(), workspaces: Type.Array(WorkspaceItem) });
@@ -40,7 +41,10 @@ export const socialAuthRoutes: FastifyPluginAsyncTypebox<{ social: SocialAuthSer
     {
       config: { public: true },
       // One count per address with login and registration (src/http/rate-limits.ts).
-      preHandler: limits.address,
+      // Issue #28: a small body, refused with 413 before it is read in full.
+      bodyLimit: SMALL_BODY_LIMIT,
+      onRequest: limits.address,
+      onResponse: limits.settle,
       schema: {
         tags,
         summary: "Exchange an identity provider's access token for a session",

@@ -21,7 +21,7 @@ export const storagePartRoutes: FastifyPluginAsyncTypebox<{ storage: StorageServ
   app.put(
     '/storage/parts/:uploadId/:partNumber',
     {
-      config: { public: true },
+      config: { public: true, streamingBody: true },
       ...(bucketCors ? { onRequest: bucketCors.actual } : {}),
       schema: {
         tags: ['storage'],

@@ -47,7 +47,7 @@ const versionUploadRoute: FastifyPluginAsyncTypebox<{ versions: VersionService; 
   app.post(
     '/dam/assets/:id/versions',
     {
-      config: { idempotent: true },
+      config: { idempotent: true, streamingBody: true },
       schema: {
         tags,
         summary: 'Upload a new version of an asset (managers and admins)',

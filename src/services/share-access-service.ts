@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { fileTypeOf } from '../domain/file-types.js';
 import {
   USER_AGENT_CHARS,
+  LINK_UNLOCK_FAILURES_ALLOWED,
   UNLOCK_FAILURES_ALLOWED,
   UNLOCK_WINDOW_SECONDS,
   archivePath,
@@ -21,6 +22,7 @@ import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js
 import { pageWindow, type PageRequest } from './catalog-access.js';
 import { verifyPassword } from './passwords.js';
 import { ShareTokenSigner } from './share-tokens.js';
+import { addressKey } from '../domain/client-address.js';
 
 /** Who is asking: what the access log keeps. */
 export interface ShareClient {
@@ -102,7 +104,20 @@ export class ShareAccessService {
     if (link.password_hash === null) return { token: await this.tokens.sign(link.id, '', expiresAt), expires_at: expiresAt };
     const attempt = await this.ctx.db.transaction().execute(async (trx) => {
       await this.ctx.database.support.lockRow(trx, 'shared_links', link.id);
-      const failures = await repo.unlockFailuresSince(trx, link.id, client.address, now - UNLOCK_WINDOW_SECONDS);
+      const recent = await repo.unlockFailuresSince(trx, link.id, now - UNLOCK_WINDOW_SECONDS, LINK_UNLOCK_FAILURES_ALLOWED);
+      // The whole link first: many addresses together must not guess on (issue #28).
+      if (recent.length >= LINK_UNLOCK_FAILURES_ALLOWED) {
+        const retryAfter = Math.max(1, recent[recent.length - 1]!.created_at + UNLOCK_WINDOW_SECONDS - now);
+        throw appError(
+          'RATE_LIMITED',
+          `This link is locked after ${LINK_UNLOCK_FAILURES_ALLOWED} wrong passwords within ${UNLOCK_WINDOW_SECONDS / 60} minutes; retry in ${retryAfter} s`,
+          { retry_after: retryAfter },
+        );
+      }
+      // Then this client's network: an IPv6 /64 counts as one address (issue #28).
+      const network = addressKey(client.address);
+      const mine = recent.filter((r) => r.address !== null && addressKey(r.address) === network);
+      const failures = { count: mine.length, oldest: mine.length ? mine[mine.length - 1]!.created_at : null };
       if (failures.count >= UNLOCK_FAILURES_ALLOWED) {
         const retryAfter = Math.max(1, (failures.oldest ?? now) + UNLOCK_WINDOW_SECONDS - now);
         throw appError(

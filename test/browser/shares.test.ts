@@ -102,6 +102,10 @@ describe.skipIf(!hasChromium)('shared links, in chromium', () => {
       await expect(dialog.getByLabel('Link expires').inputValue()).resolves.toBe('30d');
       await expect(dialog.getByRole('option', { name: 'Never expires' }).count()).resolves.toBe(1);
       await dialog.getByLabel('Password', { exact: true }).selectOption('set');
+      // Issue #28: at least 8 characters; the dialog suggests a passphrase and shows it.
+      await dialog.getByRole('button', { name: 'Suggest a passphrase' }).click();
+      await expect(dialog.locator('#share-password').getAttribute('type')).resolves.toBe('text');
+      expect((await dialog.locator('#share-password').inputValue()).split(' ')).toHaveLength(4);
       await dialog.locator('#share-password').fill('summer sea');
       await dialog.getByLabel('Limit the number of downloads').check();
       await dialog.getByLabel('Downloads allowed in all').fill('5');
@@ -305,7 +309,7 @@ describe.skipIf(!hasChromium)('shared links, in chromium', () => {
     expect(made[1]!.expires_at! - Date.now() / 1000).toBeLessThan(7 * 86_400 + 60);
 
     // The admin removes the password of a link and makes it never expire.
-    const locked = await api<ShareJson>('POST', '/shared', { workspaceId: ws, collection_id: (await api<{ id: number }>('POST', '/dam/collections', { workspace_id: ws, name: 'Spring' })).id, password: 'abc', description: 'Spring picks' });
+    const locked = await api<ShareJson>('POST', '/shared', { workspaceId: ws, collection_id: (await api<{ id: number }>('POST', '/dam/collections', { workspace_id: ws, name: 'Spring' })).id, password: 'spring picks', description: 'Spring picks' });
     const admin = await signedInPage(browser, owner, { width: 390, height: 844 });
     try {
       await admin.page.goto(`${base}/settings/${ws}/shares`);

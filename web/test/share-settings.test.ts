@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../src/api/http';
 import type { Share, ShareCreateRequest } from '../src/api/shares';
 import ShareDialog from '../src/components/ShareDialog.vue';
+import { PASSPHRASE_WORDS, suggestPassphrase } from '../src/shares/passphrase';
 import {
   createRequest,
   describeDownloads,
@@ -55,12 +56,12 @@ describe('a new link’s request', () => {
   });
 
   it('sends what was chosen: another expiry, never, a day, a password, downloads off, a limit, a description', () => {
-    const form = { ...newShareForm(), expiry: '7d' as const, passwordMode: 'set' as const, password: 'summer', limitDownloads: true, maxDownloads: 3, description: 'For the press' };
+    const form = { ...newShareForm(), expiry: '7d' as const, passwordMode: 'set' as const, password: 'summer sea', limitDownloads: true, maxDownloads: 3, description: 'For the press' };
     expect(createRequest(2, { folder_id: 9 }, form, NOW)).toEqual({
       workspaceId: 2,
       folder_id: 9,
       expires_at: now + 7 * DAY,
-      password: 'summer',
+      password: 'summer sea',
       max_downloads: 3,
       description: 'For the press',
     });
@@ -83,6 +84,9 @@ describe('a new link’s request', () => {
     expect(formProblem({ ...newShareForm(), expiry: 'date', date: '2026-05-31' }, NOW)?.message).toContain('The date has passed');
     expect(formProblem({ ...newShareForm(), expiry: 'date', date: '2026-06-01' }, NOW)).toBeNull();
     expect(formProblem({ ...newShareForm(), passwordMode: 'set', password: '' }, NOW)?.field).toBe('password');
+    // Issue #28: at least 8 characters, as the server requires.
+    expect(formProblem({ ...newShareForm(), passwordMode: 'set', password: 'letmein' }, NOW)?.message).toContain('at least 8 characters');
+    expect(formProblem({ ...newShareForm(), passwordMode: 'set', password: 'let me in' }, NOW)).toBeNull();
     expect(formProblem({ ...newShareForm(), limitDownloads: true, maxDownloads: 0 }, NOW)?.field).toBe('maxDownloads');
     expect(formProblem({ ...newShareForm(), limitDownloads: true, maxDownloads: 2.5 }, NOW)?.field).toBe('maxDownloads');
     expect(formProblem({ ...newShareForm(), limitDownloads: true, maxDownloads: null }, NOW)?.field).toBe('maxDownloads');
@@ -215,5 +219,17 @@ describe('ShareDialog', () => {
     expect(wrapper.find('[role=alert]').text()).toContain('Type the password');
     expect(wrapper.find('#share-password').attributes('aria-invalid')).toBe('true');
     wrapper.unmount();
+  });
+});
+
+describe('suggestPassphrase (issue #28)', () => {
+  it('draws four words with the random source, without bias over 256 distinct words', () => {
+    expect(PASSPHRASE_WORDS).toHaveLength(256);
+    expect(new Set(PASSPHRASE_WORDS).size).toBe(256);
+    const fixed = suggestPassphrase((v) => v.map((_, i) => [0, 255, 256, 513][i]!));
+    expect(fixed).toBe([PASSPHRASE_WORDS[0], PASSPHRASE_WORDS[255], PASSPHRASE_WORDS[0], PASSPHRASE_WORDS[1]].join(' '));
+    const real = suggestPassphrase();
+    expect(real.split(' ')).toHaveLength(4);
+    expect(real.length).toBeGreaterThanOrEqual(8);
   });
 });

@@ -10,6 +10,8 @@ const DAY = 86_400;
 
 /** Bounds of the API (src/routes/share-schemas.ts). */
 export const MAX_PASSWORD = 256;
+/** A new password's shortest length (issue #28). */
+export const MIN_PASSWORD = 8;
 export const MAX_DESCRIPTION = 2000;
 export const MAX_DOWNLOADS = 1_000_000;
 
@@ -113,6 +115,9 @@ export function formProblem(form: ShareForm, now = Date.now()): { field: keyof S
     if (at <= now / 1000) return { field: 'date', message: 'The date has passed: choose today or a later day.' };
   }
   if (form.passwordMode === 'set' && form.password.length === 0) return { field: 'password', message: 'Type the password, or choose no password.' };
+  if (form.passwordMode === 'set' && form.password.length < MIN_PASSWORD) {
+    return { field: 'password', message: `The password needs at least ${MIN_PASSWORD} characters; “Suggest a passphrase” makes one that is easy to pass on.` };
+  }
   if (form.password.length > MAX_PASSWORD) return { field: 'password', message: `The password can have at most ${MAX_PASSWORD} characters.` };
   if (form.allowDownload && form.limitDownloads) {
     const n = form.maxDownloads;
