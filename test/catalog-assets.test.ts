@@ -133,6 +133,9 @@ describe.each(dialects)('assets on %s', (dialect) => {
           keywords: [],
           metadata_edited: [],
           embedded_metadata: {},
+          // Issue #27: nothing found wrong with the file.
+          unreadable: false,
+          unreadable_reason: null,
         },
       });
     });

@@ -49,6 +49,9 @@ describe.each(dialects)('search API on %s', (dialect) => {
         ['taken_at', 'camera_make', 'camera_model', 'lens', 'iso', 'exposure', 'aperture', 'focal_length', 'gps_lat', 'gps_lon', 'duration', 'color_space', 'caption', 'creator', 'copyright', 'usage_terms'].map((f) => [f, null]),
       ),
       keywords: [],
+      // Issue #27: the file could be read (or was never checked).
+      unreadable: false,
+      unreadable_reason: null,
       // Issue #19: the current file's SHA-256; the corpus's assets have no stored file to hash.
       sha256: null,
     });

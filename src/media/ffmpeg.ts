@@ -1,6 +1,7 @@
 import path from 'node:path';
+import { NO_PREVIEW_WORDS } from '../domain/unreadable.js';
 import { UnreadableMedia } from './renditions.js';
-import { executable, firstLines, locateTool, nonEmpty, runTool } from './tools.js';
+import { executable, locateTool, nonEmpty, runTool } from './tools.js';
 
 const POSTER_TIMEOUT_MS = 120_000;
 
@@ -46,5 +47,6 @@ export async function extractPoster(ffmpeg: string, input: string, output: strin
     if (run.code === 0 && (await nonEmpty(output))) return;
     stderr = run.stderr;
   }
-  throw new UnreadableMedia(`ffmpeg found no frame to use as a poster${stderr ? `: ${firstLines(stderr)}` : ''}`);
+  // Not `damaged` by itself: a readable file may hold no picture (sound only); the rendition job asks ffprobe.
+  throw new UnreadableMedia(NO_PREVIEW_WORDS.videoNoFrame, { detail: stderr });
 }

@@ -37,7 +37,7 @@ export async function convertImage(input: string, output: string, p: ImageParams
   try {
     meta = await sharp(input, { failOn: 'error' }).metadata();
   } catch (err) {
-    throw new UnreadableMedia(`The image could not be read: ${(err as Error).message}`);
+    throw new UnreadableMedia('The image could not be read; it may be damaged', { detail: (err as Error).message });
   }
   if (!meta.width || !meta.height) throw new UnreadableMedia('The image could not be read: it has no size');
   const frameHeight = meta.pageHeight ?? meta.height;
@@ -65,6 +65,6 @@ export async function convertImage(input: string, output: string, p: ImageParams
     const info = await encode(image, p).toFile(output);
     return { width: info.width, height: info.height };
   } catch (err) {
-    throw new UnreadableMedia(`The image could not be converted: ${(err as Error).message}`);
+    throw new UnreadableMedia('The image could not be converted; it may be damaged', { detail: (err as Error).message });
   }
 }

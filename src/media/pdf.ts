@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { PREVIEW_SIZE, UnreadableMedia } from './renditions.js';
-import { executable, firstLines, locateTool, nonEmpty, runTool } from './tools.js';
+import { NO_PREVIEW_WORDS, UNREADABLE_WORDS } from '../domain/unreadable.js';
+import { executable, locateTool, nonEmpty, runTool } from './tools.js';
 
 /** Rendering one page is quick; a PDF that takes longer is stopped (and the job retried, as for ffmpeg). */
 const RENDER_TIMEOUT_MS = 60_000;
@@ -24,10 +25,13 @@ export async function locatePoppler(configured: string | undefined, searchPath?:
   return { pdftoppm, pdfinfo: (await executable(pdfinfo)) ? pdfinfo : undefined };
 }
 
-/** The reason poppler gave, in words for the preview note: a password is the one case users can act on. */
+/**
+ * The reason poppler gave, in fixed words for the preview note (its own go to the log): a password is the one case
+ * users can act on, and the file is fine; anything else is a damaged PDF (issue #27).
+ */
 function unreadable(stderr: string): UnreadableMedia {
-  if (/password/i.test(stderr)) return new UnreadableMedia('The PDF is encrypted (password-protected): no preview can be made');
-  return new UnreadableMedia(`The PDF could not be read${stderr ? `: ${firstLines(stderr)}` : ''}`);
+  if (/password/i.test(stderr)) return new UnreadableMedia(NO_PREVIEW_WORDS.pdfEncrypted, { detail: stderr });
+  return new UnreadableMedia(UNREADABLE_WORDS.pdf, { damaged: true, detail: stderr });
 }
 
 /** Pages of the PDF according to pdfinfo; null when it cannot tell (no pdfinfo, encrypted, broken). */

@@ -1,4 +1,5 @@
 import sharp, { type OutputInfo } from 'sharp';
+import { ToolFailure } from './tools.js';
 
 /** issue #5: a 256 px thumbnail and a 1440 px preview (longest edge; smaller images are not enlarged). */
 export const THUMBNAIL_SIZE = 256;
@@ -14,9 +15,19 @@ export interface RenderedImage {
   height: number;
 }
 
-/** The input cannot be decoded (unsupported or broken): retrying will not help, the version gets no preview. */
-export class UnreadableMedia extends Error {
+/**
+ * The input cannot be decoded (unsupported or broken): retrying will not help, the version gets no preview.
+ * `damaged`: the file itself is broken (not merely without a preview, as an encrypted PDF is), so its version is
+ * marked unreadable (issue #27). The message is fixed words; the tool's own are `detail`, for the log.
+ */
+export class UnreadableMedia extends ToolFailure {
   override name = 'UnreadableMedia';
+  readonly damaged: boolean;
+
+  constructor(message: string, options: { damaged?: boolean; detail?: string } = {}) {
+    super(message, options.detail);
+    this.damaged = options.damaged ?? false;
+  }
 }
 
 const inside = (size: number) => ({ width: size, height: size, fit: 'inside' as const, withoutEnlargement: true });
@@ -36,7 +47,7 @@ export async function renderImage(input: string | Buffer): Promise<RenderedImage
       .raw({ depth: 'uchar' })
       .toBuffer({ resolveWithObject: true });
   } catch (err) {
-    throw new UnreadableMedia(`The image could not be decoded: ${(err as Error).message}`);
+    throw new UnreadableMedia('The image could not be decoded', { detail: (err as Error).message });
   }
   const { width, height, channels } = decoded.info;
   const pixels = () => sharp(decoded.data, { raw: { width, height, channels } });

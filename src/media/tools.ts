@@ -9,6 +9,21 @@ import path from 'node:path';
  * timeout, and stopped at once when their caller aborts (a canceled conversion).
  */
 
+/**
+ * A tool failed. `message` is fixed words a user may read; `detail` is what the tool itself said, for the server's
+ * log only (issue #27): it may name the job's work directory, a server path.
+ */
+export class ToolFailure extends Error {
+  override name = 'ToolFailure';
+
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The caller aborted the run (its signal): not a failure of the program or of its input. */
 export class ToolAborted extends Error {
   override name = 'ToolAborted';

@@ -1,5 +1,6 @@
+import { unplayable } from '../domain/unreadable.js';
 import { UnreadableMedia } from './renditions.js';
-import { firstLines, nonEmpty, runTool, ToolAborted } from './tools.js';
+import { nonEmpty, runTool, ToolAborted, ToolFailure } from './tools.js';
 
 /**
  * ffprobe and ffmpeg for conversions and video previews (issue #15): what a file holds, whether
@@ -23,14 +24,18 @@ interface ProbeJson {
   streams?: { codec_type?: string; codec_name?: string; width?: number; height?: number; pix_fmt?: string; disposition?: { attached_pic?: number } }[];
 }
 
-/** What the file holds, by ffprobe. A file it cannot read is UnreadableMedia (final); a timeout a plain error (retried). */
-export async function probeMedia(ffprobe: string, input: string): Promise<MediaProbe> {
+/**
+ * What the file holds, by ffprobe. A file it cannot read is UnreadableMedia (final, `damaged`; worded by `fileType`,
+ * what the file was taken for, and never with ffprobe's own words, which name the file's path); a timeout is a plain
+ * error (retried).
+ */
+export async function probeMedia(ffprobe: string, input: string, fileType = 'media'): Promise<MediaProbe> {
   const run = await runTool(
     ffprobe,
     ['-v', 'error', '-protocol_whitelist', 'file', '-print_format', 'json', '-show_entries', 'format=format_name,duration:stream=codec_type,codec_name,width,height,pix_fmt:stream_disposition=attached_pic', input],
     { timeoutMs: PROBE_TIMEOUT_MS, outputLimit: 256_000 },
   );
-  if (run.timedOut) throw new Error(`ffprobe was stopped after ${PROBE_TIMEOUT_MS / 1000} s`);
+  if (run.timedOut) throw new ToolFailure(`ffprobe was stopped after ${PROBE_TIMEOUT_MS / 1000} s`);
   let parsed: ProbeJson = {};
   try {
     parsed = JSON.parse(run.stdout || '{}') as ProbeJson;
@@ -38,7 +43,7 @@ export async function probeMedia(ffprobe: string, input: string): Promise<MediaP
     parsed = {};
   }
   if (run.code !== 0 || !parsed.format) {
-    throw new UnreadableMedia(`ffprobe could not read the file${run.stderr ? `: ${firstLines(run.stderr)}` : ''}`);
+    throw new UnreadableMedia(unplayable(fileType), { damaged: true, detail: run.stderr });
   }
   const streams = parsed.streams ?? [];
   const video = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic && s.width && s.height);
@@ -175,8 +180,8 @@ export interface FfmpegRun {
 
 /**
  * Runs ffmpeg to `output` (the last argument). Aborted: ToolAborted. A timeout, or a death by a
- * signal (the machine ran out of memory), is a plain error and the job is retried; ffmpeg
- * refusing the input is UnreadableMedia with its first lines of complaint.
+ * signal (the machine ran out of memory), is retried; ffmpeg refusing the input is UnreadableMedia.
+ * Either way ffmpeg's own words are the error's `detail`, for the log only.
  */
 export async function runFfmpeg(ffmpeg: string, args: string[], run: FfmpegRun): Promise<void> {
   const output = args[args.length - 1]!;
@@ -186,9 +191,9 @@ export async function runFfmpeg(ffmpeg: string, args: string[], run: FfmpegRun):
     onStdout: run.progress ? (chunk) => run.progress!.push(chunk) : undefined,
   });
   if (result.aborted) throw new ToolAborted('ffmpeg was stopped: the conversion was canceled');
-  if (result.timedOut) throw new Error(`ffmpeg was stopped after ${run.timeoutMs / 1000} s`);
-  if (result.code === null) throw new Error(`ffmpeg died${result.stderr ? `: ${firstLines(result.stderr)}` : ''}`);
+  if (result.timedOut) throw new ToolFailure(`ffmpeg was stopped after ${run.timeoutMs / 1000} s`);
+  if (result.code === null) throw new ToolFailure('ffmpeg died before it finished; the server log has its last words', result.stderr);
   if (result.code !== 0 || !(await nonEmpty(output))) {
-    throw new UnreadableMedia(`ffmpeg could not convert the file${result.stderr ? `: ${firstLines(result.stderr)}` : ''}`);
+    throw new UnreadableMedia('ffmpeg could not convert the file; it may be damaged', { detail: result.stderr });
   }
 }

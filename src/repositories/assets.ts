@@ -37,6 +37,7 @@ const RECORD_COLUMNS = [
   'created_at', 'modified_at', 'deleted_at', 'deleted_by', 'taken_at', 'camera_make', 'camera_model', 'lens', 'iso',
   'exposure', 'aperture', 'focal_length', 'gps_lat', 'gps_lon', 'duration', 'color_space', 'caption', 'creator',
   'copyright', 'usage_terms', 'keywords', 'metadata_edited', 'metadata_version_id', 'sha256', 'uploaded_by',
+  'unreadable_reason',
 ] as const satisfies readonly (keyof AssetsTable)[];
 type Unlisted = Exclude<keyof AssetsTable, (typeof RECORD_COLUMNS)[number] | 'embedded_metadata'>;
 // A column added to the assets table must be listed in RECORD_COLUMNS: this line stops compiling otherwise.

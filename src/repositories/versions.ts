@@ -148,6 +148,8 @@ export async function applyVersionToAsset(db: DB, assetId: number, v: VersionRec
       page_count: v.page_count,
       // Null for a new file until its version.sha256 job has read it (it then sets both), unless the upload hashed it.
       sha256: v.sha256,
+      // Null for a new file until its preview job has checked it (migration 0026): a readable new version clears the flag.
+      unreadable_reason: v.unreadable_reason,
       metadata: JSON.stringify(v.metadata),
       storage_key: v.storage_key,
       modified_at: now,

@@ -3,6 +3,7 @@ import { FILE_TYPES, ORIENTATIONS } from '../domain/file-types.js';
 import { METADATA_LIMITS } from '../http/json-limits.js';
 import { ErrorBody, Id as IdOf, NewVisibility, Paging, PlainName, SortBy, Tags, Visibility, VISIBILITY_MEANING } from '../http/schemas.js';
 import { EmbeddedMetadataProperty, EmbeddedPatchProperties, EmbeddedProperties } from './embedded-metadata-schemas.js';
+import { UnreadableProperties } from '../http/unreadable-schemas.js';
 
 /**
  * TypeBox schemas of the catalog (assets, folders, collections), declared once:
@@ -54,6 +55,7 @@ export const AssetSchema = Type.Object({
       "SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is " +
       'stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it',
   }),
+  ...UnreadableProperties,
   tags: Type.Array(Type.String()),
   visibility: Type.Integer({ description: VISIBILITY_MEANING }),
   metadata: Metadata,

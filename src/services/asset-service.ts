@@ -32,6 +32,8 @@ export function toAssetView(a: assets.AssetRecord): AssetView {
     orientation: a.orientation as Orientation | null,
     page_count: a.page_count,
     sha256: a.sha256,
+    unreadable: a.unreadable_reason !== null,
+    unreadable_reason: a.unreadable_reason,
     tags: a.tags,
     visibility: a.visibility,
     metadata: a.metadata,

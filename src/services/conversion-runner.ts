@@ -9,7 +9,7 @@ import { PermanentJobError } from '../jobs/types.js';
 import { locateFfmpegTools } from '../media/ffmpeg.js';
 import { convertImage } from '../media/image-convert.js';
 import { UnreadableMedia } from '../media/renditions.js';
-import { ToolAborted } from '../media/tools.js';
+import { ToolAborted, ToolFailure } from '../media/tools.js';
 import { ffmpegArgs, probeMedia, ProgressReader, runFfmpeg, type VideoOutput } from '../media/transcode.js';
 import * as assets from '../repositories/assets.js';
 import * as repo from '../repositories/conversions.js';
@@ -18,6 +18,7 @@ import * as versions from '../repositories/versions.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
 import { requireRole } from './access.js';
 import { ConversionCanceled, ConversionRefused, type ConversionResults, type ConversionSource } from './conversion-results.js';
+import type { UnreadableFiles } from './unreadable-files.js';
 import { jobWorkDir } from './work-dir.js';
 
 /** How often a running conversion writes its progress and reads its status (a cancel made by another process). */
@@ -25,11 +26,17 @@ export const WATCH_INTERVAL_MS = 1000;
 
 type Tools = { ffmpeg: string; ffprobe: string };
 
-/** What the conversion's members are told when an attempt fails for a reason of ours; the details go to the log. */
+/** The words of a failure nobody worded for users (it may name a server path, issue #27): the details are in the log. */
+const UNWORDED = 'The conversion failed on the server; the server log has the details';
+
+/**
+ * What the conversion's members are told when an attempt fails: our own words (the tools' fixed ones, whose own
+ * output is their `detail`, and the refusals); anything else is UNWORDED. The details go to the log.
+ */
 function attemptError(err: unknown): string {
   if (err instanceof StoreError) return 'Reading or storing the file failed (the storage provider); the conversion will be retried';
-  const message = err instanceof Error ? err.message : String(err);
-  return message.length > 500 ? `${message.slice(0, 499)}…` : message;
+  if (err instanceof ToolFailure || err instanceof ConversionRefused || err instanceof AppError) return err.message.slice(0, 500);
+  return UNWORDED;
 }
 
 /**
@@ -50,6 +57,7 @@ export class ConversionRunner {
     private readonly ctx: AppContext,
     private readonly store: ObjectStore,
     private readonly results: ConversionResults,
+    private readonly unreadable: UnreadableFiles,
   ) {}
 
   /** Stops this process's run of the conversion, if it has one (the row already says canceled). */
@@ -85,6 +93,7 @@ export class ConversionRunner {
       // Over the plan's limits: retrying would not change that; the conversion fails with the reason.
       const final = err instanceof UnreadableMedia || err instanceof ConversionRefused || (err instanceof AppError && err.code === 'QUOTA_EXCEEDED');
       const message = attemptError(err);
+      this.unreadable.note(err, { conversion: c.id });
       if (final) {
         await repo.markFailed(this.ctx.db, c.id, message, this.ctx.now());
         await this.results.discard(c.id);
@@ -100,10 +109,11 @@ export class ConversionRunner {
   }
 
   /** The job failed for good (its last attempt): the conversion says why, and a half-stored result goes. */
-  async giveUp(conversionId: number, error: string): Promise<void> {
+  async giveUp(conversionId: number, _error: string): Promise<void> {
     const c = await repo.findConversion(this.ctx.db, conversionId);
     if (!c) return;
-    await repo.markFailed(this.ctx.db, c.id, c.error ?? error.replace(/^\w*Error: /, ''), this.ctx.now());
+    // `error` is the worker's record of the last attempt (logged there): unworded unless the attempt said otherwise.
+    await repo.markFailed(this.ctx.db, c.id, c.error ?? UNWORDED, this.ctx.now());
     await this.results.discard(c.id);
   }
 
@@ -152,7 +162,7 @@ export class ConversionRunner {
     this.tools ??= locateFfmpegTools(this.ctx.config.ffmpegPath);
     const tools = await this.tools;
     if (!tools) throw new ConversionRefused('ffmpeg and ffprobe are not installed where conversions run (install ffmpeg, or set FFMPEG_PATH)');
-    const probe = await probeMedia(tools.ffprobe, source);
+    const probe = await probeMedia(tools.ffprobe, source, src.asset.file_type);
     const audioOnly = isAudioFormat(p.format);
     if (audioOnly && !probe.audio) throw new UnreadableMedia(`The source has no sound to write as ${p.format}`);
     if (!audioOnly && !probe.video) throw new UnreadableMedia(`The source has no picture to write as ${p.format}`);

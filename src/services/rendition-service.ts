@@ -3,21 +3,26 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
+import { fileTypeOf } from '../domain/file-types.js';
 import { previewSourceOf } from '../domain/previews.js';
-import { extractPoster, locateFfmpeg } from '../media/ffmpeg.js';
+import { imageFailure } from '../domain/unreadable.js';
+import { extractPoster, locateFfmpeg, locateFfprobe } from '../media/ffmpeg.js';
 import { convertToPdf } from '../media/office.js';
 import { locatePoppler, pdfPageCount, renderFirstPage, type Poppler } from '../media/pdf.js';
 import { RENDITION_MIME, renderImage, UnreadableMedia, type RenderedImage } from '../media/renditions.js';
 import { TEXT_PREVIEW_BYTES, textPreviewSvg } from '../media/text-preview.js';
 import { executable } from '../media/tools.js';
+import { probeMedia } from '../media/transcode.js';
 import * as versions from '../repositories/versions.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { keepRendition } from './rendition-store.js';
+import type { UnreadableFiles } from './unreadable-files.js';
 import { jobWorkDir } from './work-dir.js';
 
 type Plan =
   | { kind: 'image' }
-  | { kind: 'video'; ffmpeg: string }
+  /** `ffprobe` tells a damaged video from one without a picture when no poster can be taken; undefined without one. */
+  | { kind: 'video'; ffmpeg: string; ffprobe: string | undefined }
   | { kind: 'pdf'; poppler: Poppler }
   | { kind: 'office'; poppler: Poppler; soffice: string; extension: string }
   | { kind: 'text' }
@@ -31,16 +36,20 @@ const NO_POPPLER = 'pdftoppm (poppler-utils) is not installed (install it or set
  * page of a PDF (pdftoppm) or of an office document converted to PDF (LibreOffice), or the
  * first lines of a text file; PDFs and office documents also get their page count.
  * Other types keep the generic icon of their file type and say their preview is unavailable.
+ * Issue #27: a file that cannot be decoded (image) or probed (video, audio, PDF) is marked unreadable with a reason
+ * in words (./unreadable-files.ts); the tools' own words go to the log only. Sound has no preview, but is probed.
  * Idempotent: a retry overwrites the renditions it already made.
  */
 export class RenditionService {
   private ffmpeg: Promise<string | undefined> | undefined;
+  private ffprobe: Promise<string | undefined> | undefined;
   private poppler: Promise<Poppler | undefined> | undefined;
   private soffice: Promise<boolean> | undefined;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly store: ObjectStore,
+    private readonly unreadable: UnreadableFiles,
   ) {}
 
   async make(versionId: number): Promise<void> {
@@ -49,6 +58,7 @@ export class RenditionService {
     if (!version || version.status !== 'ready') return;
     const plan = await this.plan(version.mime_type);
     if (plan.kind === 'none') {
+      await this.checkPlayable(version);
       await versions.setPreviewStatus(this.ctx.db, version.id, 'unavailable', plan.reason);
       return;
     }
@@ -61,15 +71,34 @@ export class RenditionService {
       await versions.setPreviewStatus(this.ctx.db, version.id, 'ready', null);
     } catch (err) {
       if (!(err instanceof UnreadableMedia)) throw err;
-      await versions.setPreviewStatus(this.ctx.db, version.id, 'unavailable', err.message);
+      await versions.setPreviewStatus(this.ctx.db, version.id, 'unavailable', await this.unreadable.record(version, err));
     } finally {
       await rm(work, { recursive: true, force: true });
     }
   }
 
-  /** The job failed for good: the version says so, and keeps its icon. */
-  async giveUp(versionId: number, error: string): Promise<void> {
-    await versions.setPreviewStatus(this.ctx.db, versionId, 'failed', error.slice(0, 1000));
+  /**
+   * The job failed for good: the version says so, and keeps its icon. The error (which may name a server path) is in
+   * the log already (jobs/worker.ts); the note is fixed words.
+   */
+  async giveUp(versionId: number, _error: string): Promise<void> {
+    await versions.setPreviewStatus(this.ctx.db, versionId, 'failed', 'The preview could not be made; the server log has the details');
+  }
+
+  /** Issue #27: sound gets no preview, but a file taken for audio that ffprobe cannot read is marked unreadable. */
+  private async checkPlayable(version: versions.VersionRecord): Promise<void> {
+    if (fileTypeOf(version.mime_type) !== 'audio') return;
+    const ffprobe = await this.locateFfprobe();
+    if (!ffprobe) return;
+    const work = await jobWorkDir(this.ctx.config.dataDir, 'renditions');
+    try {
+      await probeMedia(ffprobe, await this.download(version, path.join(work, 'source')), 'audio');
+    } catch (err) {
+      if (!(err instanceof UnreadableMedia)) throw err;
+      await this.unreadable.record(version, err);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   }
 
   private async plan(mimeType: string): Promise<Plan> {
@@ -82,7 +111,7 @@ export class RenditionService {
         this.ffmpeg ??= locateFfmpeg(this.ctx.config.ffmpegPath);
         const ffmpeg = await this.ffmpeg;
         if (!ffmpeg) return { kind: 'none', reason: 'ffmpeg is not installed (install it or set FFMPEG_PATH): videos get no poster' };
-        return { kind: 'video', ffmpeg };
+        return { kind: 'video', ffmpeg, ffprobe: await this.locateFfprobe() };
       }
       case 'pdf': {
         const poppler = await this.locatePoppler();
@@ -105,6 +134,14 @@ export class RenditionService {
     }
   }
 
+  /** ffprobe beside the ffmpeg in use; undefined when either is missing (nothing is then probed). */
+  private async locateFfprobe(): Promise<string | undefined> {
+    this.ffmpeg ??= locateFfmpeg(this.ctx.config.ffmpegPath);
+    const ffmpeg = await this.ffmpeg;
+    this.ffprobe ??= ffmpeg ? locateFfprobe(ffmpeg) : Promise.resolve(undefined);
+    return this.ffprobe;
+  }
+
   private locatePoppler(): Promise<Poppler | undefined> {
     this.poppler ??= locatePoppler(this.ctx.config.pdftoppmPath);
     return this.poppler;
@@ -117,10 +154,21 @@ export class RenditionService {
     const source = await this.download(version, path.join(work, plan.kind === 'office' ? `source.${plan.extension}` : 'source'));
     switch (plan.kind) {
       case 'image':
-        return renderImage(source);
+        return renderImage(source).catch((err: unknown) => {
+          if (!(err instanceof UnreadableMedia)) throw err;
+          // In words by the file's type: damaged (a JPEG cut short), or a format without previews here (camera RAW).
+          const { reason, damaged } = imageFailure(version.mime_type, err.detail ?? '');
+          throw new UnreadableMedia(reason, { damaged, detail: err.detail });
+        });
       case 'video': {
         const poster = path.join(work, 'poster.png');
-        await extractPoster(plan.ffmpeg, source, poster);
+        try {
+          await extractPoster(plan.ffmpeg, source, poster);
+        } catch (err) {
+          // No frame: a damaged file (ffprobe cannot read it either: its UnreadableMedia), or one with sound only.
+          if (err instanceof UnreadableMedia && plan.ffprobe) await probeMedia(plan.ffprobe, source, 'video');
+          throw err;
+        }
         return renderImage(poster);
       }
       case 'pdf':

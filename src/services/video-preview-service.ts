@@ -10,6 +10,7 @@ import { ffmpegArgs, isWebPlayable, PREVIEW_BOX, probeMedia, runFfmpeg } from '.
 import * as versions from '../repositories/versions.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { keepRendition } from './rendition-store.js';
+import type { UnreadableFiles } from './unreadable-files.js';
 import { jobWorkDir } from './work-dir.js';
 
 const VIDEO_MIME = 'video/mp4';
@@ -29,6 +30,7 @@ export class VideoPreviewService {
   constructor(
     private readonly ctx: AppContext,
     private readonly store: ObjectStore,
+    private readonly unreadable: UnreadableFiles,
   ) {}
 
   async make(versionId: number): Promise<void> {
@@ -44,7 +46,7 @@ export class VideoPreviewService {
       const source = path.join(work, 'source');
       const body = await this.store.read(version.storage_key);
       await pipeline(body.stream, createWriteStream(source));
-      const probe = await probeMedia(tools.ffprobe, source);
+      const probe = await probeMedia(tools.ffprobe, source, 'video');
       if (!probe.video) return await set('unavailable', 'The file has no video stream to preview');
       if (isWebPlayable(version.mime_type, probe)) return await set('original', null);
       const output = path.join(work, 'video.mp4');
@@ -65,15 +67,15 @@ export class VideoPreviewService {
       await set('ready', null);
     } catch (err) {
       if (!(err instanceof UnreadableMedia)) throw err;
-      await set('unavailable', err.message);
+      // Fixed words (issue #27): ffprobe's and ffmpeg's own name the work directory; they go to the log.
+      await set('unavailable', await this.unreadable.record(version, err));
     } finally {
       await rm(work, { recursive: true, force: true });
     }
   }
 
-  /** The job failed for good: the version says so, and plays from its file if the browser can. */
-  async giveUp(versionId: number, error: string): Promise<void> {
-    await versions.setVideoPreviewStatus(this.ctx.db, versionId, 'failed', error.slice(0, 1000));
+  /** The job failed for good: the version says so, and plays from its file if the browser can. The error is logged (jobs/worker.ts). */
+  async giveUp(versionId: number, _error: string): Promise<void> {
+    await versions.setVideoPreviewStatus(this.ctx.db, versionId, 'failed', 'The video preview could not be made; the server log has the details');
   }
-
 }

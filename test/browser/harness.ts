@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type JSHandle, type Page } from 'playwright-core';
 import type { AppConfig } from '../../src/config.js';
 import { startHttpTestApp, type TestApp } from '../helpers/app.js';
 import { startFakeGoogle, type FakeGoogle } from '../helpers/fake-google.js';
@@ -206,6 +206,18 @@ export async function uploadApi(
   const res = await fetch(`${baseUrl}/api/upload-asset`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { data: { id: number } }).data;
+}
+
+/** Drops files (name, type, bytes) on the page's main area, as a drag from the desktop does: each a new File object. */
+export async function dropFiles(page: Page, files: readonly { name: string; type: string; bytes: Uint8Array }[]): Promise<void> {
+  const list = JSON.stringify(files.map((f) => ({ name: f.name, type: f.type, data: Buffer.from(f.bytes).toString('base64') })));
+  // In-page code is written as source: this file is type-checked without the DOM library.
+  const dataTransfer: JSHandle = await page.evaluateHandle(`(() => {
+    const dt = new DataTransfer();
+    for (const f of ${list}) dt.items.add(new File([Uint8Array.from(atob(f.data), (c) => c.charCodeAt(0))], f.name, { type: f.type }));
+    return dt;
+  })()`);
+  for (const type of ['dragenter', 'dragover', 'drop']) await page.dispatchEvent('main', type, { dataTransfer });
 }
 
 /** A PNG of the given size and colour. */

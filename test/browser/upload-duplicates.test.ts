@@ -1,25 +1,18 @@
-import type { Browser, JSHandle, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { hasChromium, registerApi, screenshot, type Session, signedInPage, useBrowserSuite } from './harness.js';
+import { dropFiles, hasChromium, registerApi, screenshot, type Session, signedInPage, useBrowserSuite } from './harness.js';
 
 /** The names on the asset cards of the grid. */
 async function gridNames(page: Page): Promise<string[]> {
   return page.locator('ul[aria-label="Assets"] .name').allTextContents();
 }
 
+/** The same bytes each time. */
+const SAME_BYTES = Uint8Array.from({ length: 300 * 1024 }, (_, i) => (i * 7) % 253);
+
 /** Drops a file with the same bytes each time (a new File object, as a second drag of it from the desktop gives). */
-async function drop(page: Page, name: string): Promise<void> {
-  // In-page code is written as source: this file is type-checked without the DOM library.
-  const dataTransfer: JSHandle = await page.evaluateHandle(`(() => {
-    const dt = new DataTransfer();
-    const bytes = new Uint8Array(300 * 1024);
-    for (let i = 0; i < bytes.length; i += 1) bytes[i] = (i * 7) % 253;
-    dt.items.add(new File([bytes], ${JSON.stringify(name)}, { type: 'application/octet-stream' }));
-    return dt;
-  })()`);
-  await page.dispatchEvent('main', 'dragenter', { dataTransfer });
-  await page.dispatchEvent('main', 'dragover', { dataTransfer });
-  await page.dispatchEvent('main', 'drop', { dataTransfer });
+function drop(page: Page, name: string): Promise<void> {
+  return dropFiles(page, [{ name, type: 'application/octet-stream', bytes: SAME_BYTES }]);
 }
 
 describe.skipIf(!hasChromium)('duplicates marked before upload (issue #19), in chromium', () => {

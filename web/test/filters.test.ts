@@ -27,6 +27,16 @@ describe('the library filter (seed 4.1 grammar)', () => {
     expect(fromRoute({ subfolders: '1' })).toMatchObject({ folderId: null, subfolders: false });
   });
 
+  it('asks for unreadable files only when that box is checked (issue #27), and keeps it in the URL', () => {
+    const q = { ...emptyQuery(), unreadable: true, fileTypes: ['image' as const] };
+    expect(assetFilter(q)).toBe('(file_type:=image) && (unreadable:true)');
+    expect(activeFilterCount(q)).toBe(2);
+    expect(toRoute(q, 3)).toMatchObject({ unreadable: '1' });
+    expect(fromRoute({ unreadable: '1' }).unreadable).toBe(true);
+    expect(fromRoute({ unreadable: 'yes' }).unreadable).toBe(false);
+    expect(assetFilter(emptyQuery())).toBe('');
+  });
+
   it('cannot be broken out of by a tag', () => {
     expect(assetFilter({ ...emptyQuery(), tags: ['a`] || (visibility:=0'] })).toBe('(tags:=[`a] || (visibility:=0`])');
   });

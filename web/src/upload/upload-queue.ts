@@ -6,6 +6,7 @@ import { staleSubscription } from '../billing/store';
 import { billingFailure } from '../billing/words';
 import { findDuplicates, sha256Hex } from './duplicates';
 import { MultipartUpload, fingerprint, type UploadOptions, type UploadState } from './multipart-upload';
+import { watchReadability } from './readability';
 import { resumeStore, type SavedUpload } from './resume-store';
 
 export interface UploadItem {
@@ -27,6 +28,8 @@ export interface UploadItem {
   /** The upload was refused for the workspace's plan (402): which limit, or the overdue payment (issue #17). */
   refusal: ReturnType<typeof billingFailure>;
   assetId: number | null;
+  /** Issue #27: the server found the uploaded file unreadable (./readability.ts), in its words; null: not (yet). */
+  unreadable: string | null;
   /** The upload continues one that a reload interrupted. */
   resumed: boolean;
   workspaceId: number;
@@ -73,6 +76,7 @@ async function start(item: UploadItem): Promise<void> {
     const { assetId } = await upload.run();
     item.assetId = assetId;
     item.loaded = item.size;
+    watchReadability(item);
     for (const listener of finished) listener(item);
   } catch (err) {
     item.error = upload.error;
@@ -142,6 +146,7 @@ export function enqueue(files: Iterable<File>, workspaceId: number, folderId: nu
       error: null,
       refusal: null,
       assetId: null,
+      unreadable: null,
       resumed,
       workspaceId,
       folderId,
@@ -219,6 +224,8 @@ export const uploads = {
   items,
   interrupted,
   active: computed(() => items.filter((i) => ['checking', 'queued', 'uploading', 'completing'].includes(i.state)).length),
+  /** Uploaded files the server could not read (issue #27). */
+  unreadable: computed(() => items.filter((i) => i.unreadable !== null).length),
   /** Duplicates waiting for the user to skip them or upload them anyway. */
   duplicates: computed(() => items.filter((i) => i.state === 'duplicate').length),
   /** Bytes over every file still in the list that is to be uploaded (not cancelled, not a duplicate). */
