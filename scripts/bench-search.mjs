@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:search [-- --count <n>] [--reps <n>] [--dir <path>] [--fresh] [--facets-only]`
+// `npm run bench:search [-- --count <n>] [--reps <n>] [--dir <path>] [--fresh] [--facets-only | --typos-only]`
 //
 // Generates N synthetic assets (default 1,000,000; see bench-search-data.mjs)
 // with direct SQL inserts, the search triggers indexing every row, then runs
@@ -17,6 +17,8 @@
 // broad ones, and <= 1.5 x the bare SQL. Then facet counts (issue #12): a selective and a
 // broad query, each as a text query and as a listing, with facet_by file_type,tags,taken_year
 // beside the same query without (in turns); target: faceted p95 <= 2 x plain p95, both databases.
+// Then typo shapes (issue #27): 1- and 2-typo queries, each timed in turns with the exact query that finds the
+// same documents; target: typo p95 <= 1.5 x exact p95 (--typos-only: just these).
 // A measurement, not a test: it exits 0 below target.
 import { Buffer } from 'node:buffer';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -44,6 +46,8 @@ const { values: opts } = parseArgs({
     fresh: { type: 'boolean', default: false },
     // Only the faceted queries (issue #12), not the table of shapes.
     'facets-only': { type: 'boolean', default: false },
+    // Only the typo shapes (issue #27), each in turns with its exact query; no other shape, no facets.
+    'typos-only': { type: 'boolean', default: false },
   },
 });
 const count = Number(opts.count);
@@ -141,6 +145,14 @@ const SHAPES = [
   ['suggestions', { get: '/search-engine/suggestions?q=sun' }],
 ];
 
+// Typo tolerance (issue #27): nothing matches as typed, so the words are widened to the dictionary's words within
+// 1 or 2 edits and the query runs again; each timed in turns with the exact query that finds the same documents.
+const TYPOS = [
+  ['one word, 1 typo', assets('sunsrt'), 'one word', assets('sunset')],
+  ['one word, 2 typos', assets('sunnsett'), 'one word', assets('sunset')],
+  ['two words, 1 typo', assets('baech sun'), 'two words with a prefix', assets('beach sun')],
+];
+
 // Facet counts (issue #12): each query with and without facet_by, timed in turns so both see the same machine.
 const FACETS = 'file_type,tags,taken_year';
 const FACETED = [
@@ -180,26 +192,31 @@ function replayGroups(statements) {
   return groups;
 }
 
-/** p50/p95 of a query without and with facets, alternating, after warming both. */
-async function runFaceted(base, token, body) {
-  const plain = () => call(base, token, 'POST', '/search-engine/search', body);
-  const faceted = () => call(base, token, 'POST', '/search-engine/search', withFacets(body));
-  for (let i = 0; i < 3; i += 1) {
-    await plain();
-    await faceted();
-  }
-  const times = { plain: [], faceted: [] };
-  let answer;
+/**
+ * Two searches timed in turns (each first in every other round), after warming both, so that both see the same
+ * machine: p50/p95 of each and the last answer of each.
+ */
+async function inTurns(base, token, bodies) {
+  const keys = Object.keys(bodies);
+  const send = (key) => call(base, token, 'POST', '/search-engine/search', bodies[key]);
+  for (let i = 0; i < 3; i += 1) for (const key of keys) await send(key);
+  const times = Object.fromEntries(keys.map((key) => [key, []]));
+  const answers = {};
   for (let i = 0; i < reps; i += 1) {
-    for (const [key, fn] of i % 2 ? [['faceted', faceted], ['plain', plain]] : [['plain', plain], ['faceted', faceted]]) {
+    for (const key of i % 2 ? [...keys].reverse() : keys) {
       const t0 = performance.now();
-      const res = await fn();
+      answers[key] = (await send(key)).results[0];
       times[key].push(performance.now() - t0);
-      if (key === 'faceted') answer = res.results[0];
     }
   }
   const stats = (xs) => (xs.sort((a, b) => a - b), { p50: pct(xs, 0.5), p95: pct(xs, 0.95) });
-  return { found: answer.found, sampled: answer.facet_counts.some((f) => f.sampled), plain: stats(times.plain), faceted: stats(times.faceted) };
+  return Object.fromEntries(keys.map((key) => [key, { ...stats(times[key]), found: answers[key].found, answer: answers[key] }]));
+}
+
+/** p50/p95 of a query without and with facets, alternating, after warming both. */
+async function runFaceted(base, token, body) {
+  const { plain, faceted } = await inTurns(base, token, { plain: body, faceted: withFacets(body) });
+  return { found: faceted.found, sampled: faceted.answer.facet_counts.some((f) => f.sampled), plain, faceted };
 }
 
 async function runShape(db, capture, base, token, shape) {
@@ -230,7 +247,10 @@ const config = loadConfig({
   // One user sends every query: the per-user rate limit must not shape the measurement.
   DAM_USER_RATE_LIMIT: '100000000',
 });
-const app = await buildApp(config, { database: { ...handle, db }, logger: false });
+// Without the database's change counter the answer cache (services/answer-cache.ts) keeps nothing: every timed
+// request is computed, as the first request after a write is, rather than served again from memory.
+const support = Object.create(handle.support, { changeToken: { value: undefined }, requestChangeToken: { value: undefined } });
+const app = await buildApp(config, { database: { ...handle, db, support }, logger: false });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${app.server.address().port}`;
 
@@ -244,9 +264,12 @@ try {
     agent.destroy();
     agent = new http.Agent({ keepAlive: true });
   }
-  console.log(`\n| shape | found | HTTP p50 | HTTP p95 | SQL p50 | SQL p95 | ratio p50 | ratio p95 | HTTP - SQL p50 | p95 target | p95 | ratio <= 1.5 |`);
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
-  for (const [name, shape] of opts['facets-only'] ? [] : SHAPES) {
+  const shapes = opts['facets-only'] || opts['typos-only'] ? [] : SHAPES;
+  if (shapes.length) {
+    console.log(`\n| shape | found | HTTP p50 | HTTP p95 | SQL p50 | SQL p95 | ratio p50 | ratio p95 | HTTP - SQL p50 | p95 target | p95 | ratio <= 1.5 |`);
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
+  }
+  for (const [name, shape] of shapes) {
     const r = await runShape(db, capture, base, token, shape);
     const limit = shape.get || r.found < 10_000 ? 20 : 150;
     const ratio50 = r.http.p50 / r.bare.p50;
@@ -258,10 +281,27 @@ try {
         `${ratio50.toFixed(2)} | ${ratio95.toFixed(2)} | ${ms(r.http.p50 - r.bare.p50)} | ${limit} ms | ${verdict(r.http.p95 <= limit)} | ${verdict(ratio95 <= 1.5)} |`,
     );
   }
-  console.log(`\nFacets (${FACETS}) beside the same query without them, alternating:\n`);
-  console.log('| query | found | sampled | plain p50 | plain p95 | faceted p50 | faceted p95 | ratio p95 | <= 2 |');
-  console.log('|---|---:|---|---:|---:|---:|---:|---:|---|');
-  for (const [name, body] of FACETED) {
+  if (!opts['facets-only']) {
+    console.log('\nTypo shapes (issue #27), each in turns with its exact query; target: typo HTTP p95 <= 1.5 x exact HTTP p95:\n');
+    console.log('| typo shape | found | p50 | p95 | exact shape | found | p50 | p95 | ratio p95 | <= 1.5 |');
+    console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---|');
+    for (const [name, body, exactName, exactBody] of TYPOS) {
+      const { typo, exact } = await inTurns(base, token, { typo: body, exact: exactBody });
+      const ratio = typo.p95 / exact.p95;
+      const ms = (x) => x.toFixed(1);
+      console.log(
+        `| ${name} | ${typo.found.toLocaleString('en')} | ${ms(typo.p50)} | ${ms(typo.p95)} | ${exactName} | ${exact.found.toLocaleString('en')} | ` +
+          `${ms(exact.p50)} | ${ms(exact.p95)} | ${ratio.toFixed(2)} | ${ratio <= 1.5 ? 'ok' : 'over'} |`,
+      );
+    }
+  }
+  const faceted = opts['typos-only'] ? [] : FACETED;
+  if (faceted.length) {
+    console.log(`\nFacets (${FACETS}) beside the same query without them, alternating:\n`);
+    console.log('| query | found | sampled | plain p50 | plain p95 | faceted p50 | faceted p95 | ratio p95 | <= 2 |');
+    console.log('|---|---:|---|---:|---:|---:|---:|---:|---|');
+  }
+  for (const [name, body] of faceted) {
     const r = await runFaceted(base, token, body);
     const ms = (x) => x.toFixed(1);
     const ratio = r.faceted.p95 / r.plain.p95;

@@ -196,8 +196,8 @@ describe.each(dialects)('embedded metadata in search on %s', (dialect) => {
     expect(await hits('', 'ÉTÉ')).toEqual(['fiji']);
     expect(await hits('', 'sunrise boats')).toEqual(['canon']);
     expect(await hits('', 'anna')).toEqual(['canon', 'samoa', 'old']);
-    // Camera names are filters, not text.
-    expect(await hits('', 'nikon')).toEqual([]);
+    // Camera make and model are text too since issue #27 (and filters).
+    expect(await hits('', 'nikon')).toEqual(['nikon']);
     // Another workspace's caption and an unfinished upload's are never found.
     expect(await hits('', 'secret')).toEqual([]);
     expect(await hits('', 'draft')).toEqual([]);

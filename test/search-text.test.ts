@@ -52,7 +52,8 @@ describe.each(dialects)('text search on %s', (dialect) => {
     ['été', ['cafe']],
     ['ÉTÉ', ['cafe']],
     ['über', ['cafe']],
-    ['cafe', []],
+    // cafe is not café; it finds café only as a typo (one substitution, issue #27; test/search-typos.test.ts)
+    ['cafe', ['cafe']],
     // words, never syntax
     ["'; DROP TABLE search_documents; --", []],
     ['drop table', ['quote']],

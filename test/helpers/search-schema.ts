@@ -3,6 +3,8 @@ import type { DatabaseHandle } from '../../src/db/database.js';
 
 /** The embedded-metadata tables (migration 0012); absent before it. */
 const EMBEDDED = ['search_asset_facts', 'search_keywords'];
+/** The term dictionary (migration 0027); absent before it. */
+const TERMS = ['search_terms'];
 
 /** Removes the search index objects (tables, triggers, PostgreSQL functions), so a test can rebuild them with the backfill. */
 export async function dropSearchSchema(handle: DatabaseHandle): Promise<void> {
@@ -11,12 +13,16 @@ export async function dropSearchSchema(handle: DatabaseHandle): Promise<void> {
     for (const table of ['assets', 'folders', 'collections']) {
       for (const event of ['insert', 'update', 'delete']) await sql.raw(`DROP TRIGGER search_${table}_${event}`).execute(db);
     }
-    for (const table of ['search_fts', 'search_documents', 'search_names', 'search_tags', ...EMBEDDED]) await sql.raw(`DROP TABLE IF EXISTS ${table}`).execute(db);
+    for (const table of ['search_fts', 'search_documents', 'search_names', 'search_tags', ...EMBEDDED, ...TERMS, 'search_term_vocab', 'search_term_stage']) {
+      await sql.raw(`DROP TABLE IF EXISTS ${table}`).execute(db);
+    }
     return;
   }
   for (const table of ['assets', 'folders', 'collections']) await sql.raw(`DROP FUNCTION search_index_${table}() CASCADE`).execute(db);
-  for (const table of ['search_documents', 'search_names', 'search_tags', ...EMBEDDED]) await sql.raw(`DROP TABLE IF EXISTS ${table}`).execute(db);
+  for (const table of ['search_documents', 'search_names', 'search_tags', ...EMBEDDED, ...TERMS]) await sql.raw(`DROP TABLE IF EXISTS ${table}`).execute(db);
   for (const fn of ['search_fold', 'search_split_text', 'search_words', 'search_tag_list']) await sql.raw(`DROP FUNCTION ${fn}(text)`).execute(db);
+  await sql.raw('DROP FUNCTION IF EXISTS search_flush_terms() CASCADE').execute(db);
+  await sql.raw('DROP TABLE IF EXISTS search_term_deltas').execute(db);
 }
 
 /** Everything the index holds, in a comparable order. */

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { addUploaderIndex } from '../../search/index-schema/index.js';
-import { INDEX_SOURCES } from '../../search/index-schema/sources.js';
+import { INDEX_SOURCES_0025 } from '../../search/index-schema/sources.js';
 import type { DialectSupport } from '../dialects/types.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -22,5 +22,5 @@ export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
     .execute();
   // Deleting an account sets its assets' uploaded_by to null: found through this index, not a scan of every asset.
   await db.schema.createIndex('assets_uploaded_by_idx').on('assets').column('uploaded_by').where(sql.ref('uploaded_by'), 'is not', null).execute();
-  await addUploaderIndex[d.name](db, INDEX_SOURCES);
+  await addUploaderIndex[d.name](db, INDEX_SOURCES_0025);
 }

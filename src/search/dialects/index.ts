@@ -3,7 +3,7 @@ import { postgresText } from './postgres.js';
 import { sqliteText } from './sqlite.js';
 import type { TextSearchDialect } from './types.js';
 
-export type { TextMatch, TextSearchDialect } from './types.js';
+export type { Alternatives, TextMatch, TextSearchDialect, TypoMatch } from './types.js';
 
 export const textSearchDialects: Readonly<Record<DialectName, TextSearchDialect>> = {
   sqlite: sqliteText,

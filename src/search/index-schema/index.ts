@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DialectName } from '../../db/dialects/types.js';
-import { addPostgresEmbeddedIndex, addPostgresUploaderIndex, createPostgresSearchSchema, replacePostgresSearchTriggers } from './postgres.js';
+import { addPostgresEmbeddedIndex, addPostgresTermIndex, addPostgresUploaderIndex, createPostgresSearchSchema, replacePostgresSearchTriggers } from './postgres.js';
 import type { IndexSource } from './sources.js';
-import { addSqliteEmbeddedIndex, addSqliteUploaderIndex, createSqliteSearchSchema, replaceSqliteSearchTriggers } from './sqlite.js';
+import { addSqliteEmbeddedIndex, addSqliteTermIndex, addSqliteUploaderIndex, createSqliteSearchSchema, replaceSqliteSearchTriggers } from './sqlite.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDB = Kysely<any>;
@@ -38,4 +38,13 @@ export const addEmbeddedIndex: Readonly<Record<DialectName, (db: AnyDB, sources:
 export const addUploaderIndex: Readonly<Record<DialectName, (db: AnyDB, sources: readonly IndexSource[]) => Promise<void>>> = {
   sqlite: addSqliteUploaderIndex,
   postgres: addPostgresUploaderIndex,
+};
+
+/**
+ * Migration 0027 (issue #27): the term dictionary `search_terms` (typo candidates; PostgreSQL requires pg_trgm), an
+ * asset's camera make, model and lens as searchable text, and the triggers of `sources`, which keep both in step.
+ */
+export const addTermIndex: Readonly<Record<DialectName, (db: AnyDB, sources: readonly IndexSource[]) => Promise<void>>> = {
+  sqlite: addSqliteTermIndex,
+  postgres: addPostgresTermIndex,
 };

@@ -3,11 +3,13 @@ import {
   docIdSql,
   EMBEDDED_INDEXES,
   EMBEDDED_TABLES,
+  HAS_CAMERA_TEXT,
   HAS_EMBEDDED_TEXT,
   HAS_FACTS,
   INDEX_SOURCES,
   SHARED_INDEXES,
   sourceOf,
+  TERM_RULE,
   YEAR_RANGE,
   type IndexSource,
 } from './sources.js';
@@ -100,10 +102,55 @@ function where(s: IndexSource, only: boolean, extra: string | null = null): stri
   return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
 }
 
-/** INSERT ... SELECT statements that index the rows of `s` (the row NEW when `only`), embedded facts included. */
+/**
+ * INSERT ... SELECT statements that index the rows of `s` (the row NEW when `only`), embedded facts included, and
+ * (the row NEW only: a backfill counts them at once, TERM_BACKFILL) its words in the term dictionary.
+ */
 function indexStatements(s: IndexSource, only: boolean): string[] {
-  return [...textStatements(s, where(s, only)), ...(s.embedded ? embeddedStatements(s, where(s, only)) : [])];
+  const terms = only && s.terms ? [addTerms(docIdSql('NEW', s.kind, '::bigint'))] : [];
+  return [...textStatements(s, where(s, only)), ...(s.embedded ? embeddedStatements(s, where(s, only)) : []), ...terms];
 }
+
+/**
+ * The term dictionary (migration 0027, issue #27): one row per (workspace, word) with the number of documents that
+ * hold it, for typo candidates (search/typos/), read by trigram distance (pg_trgm's GiST index). A document's words
+ * are the lexemes of its search_vector, so the dictionary holds exactly the index's words.
+ *
+ * The row triggers only append +1 / -1 per word to search_term_deltas; a statement trigger sums them and updates
+ * each word once per statement. Updating a common word's row once per document instead left one row version per
+ * update for the rest of the transaction, and each upsert walked them all: 10,000 assets inserted or re-tagged in
+ * one statement took minutes instead of seconds (MVCC; SQLite updates in place and counts per row).
+ */
+const TERM_DDL = [
+  `CREATE TABLE search_terms (
+     workspace_id integer NOT NULL, term text COLLATE "C" NOT NULL, len integer NOT NULL, docs integer NOT NULL,
+     PRIMARY KEY (workspace_id, term))`,
+  'CREATE INDEX search_terms_trgm ON search_terms USING gist (term public.gist_trgm_ops)',
+  // Words no document holds any more, found without a scan of the dictionary.
+  'CREATE INDEX search_terms_unused ON search_terms (workspace_id) WHERE docs <= 0',
+  // Empty at every statement's end (search_flush_terms).
+  'CREATE TABLE search_term_deltas (workspace_id integer NOT NULL, term text COLLATE "C" NOT NULL, delta integer NOT NULL)',
+  // In word order, so that concurrent writers lock shared words in the same order.
+  `CREATE OR REPLACE FUNCTION search_flush_terms() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     WITH d AS (DELETE FROM search_term_deltas RETURNING workspace_id, term, delta),
+     s AS (SELECT workspace_id, term, sum(delta)::integer AS delta FROM d GROUP BY workspace_id, term HAVING sum(delta) <> 0)
+     INSERT INTO search_terms (workspace_id, term, len, docs) SELECT workspace_id, term, char_length(term), delta FROM s ORDER BY workspace_id, term
+     ON CONFLICT (workspace_id, term) DO UPDATE SET docs = search_terms.docs + EXCLUDED.docs;
+     DELETE FROM search_terms WHERE docs <= 0;
+     RETURN NULL;
+   END $$`,
+];
+const TERM_WORD = `char_length(t.term) BETWEEN ${TERM_RULE.minLength} AND ${TERM_RULE.maxLength} AND t.term !~ '[0-9]'`;
+/** +1 or -1 for each dictionary word of the indexed document `doc`. */
+const termDeltas = (doc: string, delta: 1 | -1) =>
+  `INSERT INTO search_term_deltas (workspace_id, term, delta) SELECT d.workspace_id, t.term, ${delta}
+   FROM search_documents d, unnest(tsvector_to_array(d.search_vector)) AS t(term) WHERE d.doc_id = ${doc} AND ${TERM_WORD}`;
+const addTerms = (doc: string) => termDeltas(doc, 1);
+const removeTerms = (doc: string) => [`${termDeltas(doc, -1)};`];
+const TERM_BACKFILL = `INSERT INTO search_terms (workspace_id, term, len, docs)
+  SELECT d.workspace_id, t.term, char_length(t.term), count(*) FROM search_documents d, unnest(tsvector_to_array(d.search_vector)) AS t(term)
+  WHERE ${TERM_WORD} GROUP BY d.workspace_id, t.term`;
 
 /** The rows of search_documents (with the words), search_names and search_tags of the rows of `s` that `w` selects. */
 function textStatements(s: IndexSource, w: string): string[] {
@@ -153,7 +200,8 @@ function trigger(s: IndexSource): string[] {
   const fn = `search_index_${s.table}`;
   const doc = docIdSql('OLD', s.kind, '::bigint');
   const tables = ['search_documents', 'search_names', 'search_tags', ...(s.embedded ? EMBEDDED_TABLES : [])];
-  const unindex = tables.map((t) => `DELETE FROM ${t} WHERE doc_id = ${doc};`);
+  // The words are uncounted while the document's search_vector is still there.
+  const unindex = [...(s.terms ? removeTerms(doc) : []), ...tables.map((t) => `DELETE FROM ${t} WHERE doc_id = ${doc};`)];
   return [
     `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
@@ -162,6 +210,12 @@ function trigger(s: IndexSource): string[] {
        RETURN NULL;
      END $$`,
     `CREATE TRIGGER ${fn} AFTER INSERT OR DELETE OR UPDATE OF ${s.watched.join(', ')} ON ${s.table} FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+    ...(s.terms
+      ? [
+          `CREATE OR REPLACE TRIGGER search_terms_${s.table} AFTER INSERT OR DELETE OR UPDATE OF ${s.watched.join(', ')} ON ${s.table}
+           FOR EACH STATEMENT EXECUTE FUNCTION search_flush_terms()`,
+        ]
+      : []),
   ];
 }
 
@@ -188,23 +242,48 @@ export async function createPostgresSearchSchema(db: AnyDB, sources: readonly In
   if (!db.isTransaction) return db.transaction().execute((trx) => createPostgresSearchSchema(trx, sources));
   const embedded = sources.some((s) => s.embedded) ? [...EMBEDDED_TABLE_DDL, ...EMBEDDED_INDEXES, ...EMBEDDED_POSTGRES_INDEXES] : [];
   const uploader = sources.some((s) => s.uploader) ? UPLOADER_DDL : [];
+  const terms = sources.some((s) => s.terms);
+  if (terms) await requireTrigram(db);
   const statements = [
     ...FUNCTIONS,
     ...TABLES,
     ...SHARED_INDEXES,
     ...embedded,
     ...uploader,
+    ...(terms ? TERM_DDL : []),
     ...sources.flatMap((s) => indexStatements(s, false)),
+    ...(terms ? [TERM_BACKFILL] : []),
     ...sources.flatMap(trigger),
   ];
   for (const statement of statements) await sql.raw(statement).execute(db);
   await tryTrigramIndex(db);
 }
 
+/**
+ * pg_trgm is required from migration 0027 on (the term dictionary's index). Creating it needs a superuser or, since
+ * PostgreSQL 13 (a trusted extension), CREATE on the database; without either the migration stops with this error.
+ */
+async function requireTrigram(db: AnyDB): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext('dam_search_pg_trgm'))`.execute(db);
+  await sql`SAVEPOINT search_require_trgm`.execute(db);
+  try {
+    await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public`.execute(db);
+    await sql`RELEASE SAVEPOINT search_require_trgm`.execute(db);
+  } catch (err) {
+    await sql`ROLLBACK TO SAVEPOINT search_require_trgm`.execute(db);
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `Migration 0027_search_terms needs the PostgreSQL extension pg_trgm (typo-tolerant search) and could not create it: ${reason}. ` +
+        'Install the contrib package (postgresql-contrib) and run `CREATE EXTENSION pg_trgm WITH SCHEMA public` as a superuser, ' +
+        "or give the application's role CREATE on the database (pg_trgm is a trusted extension since PostgreSQL 13).",
+    );
+  }
+}
+
 /** Replaces the index functions and triggers with those of `sources` (a later migration that changes what is indexed). */
 export async function replacePostgresSearchTriggers(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
   // The trigger goes too: its UPDATE OF column list may change.
-  const drops = sources.map((s) => `DROP TRIGGER IF EXISTS search_index_${s.table} ON ${s.table}`);
+  const drops = sources.flatMap((s) => [`DROP TRIGGER IF EXISTS search_index_${s.table} ON ${s.table}`, `DROP TRIGGER IF EXISTS search_terms_${s.table} ON ${s.table}`]);
   for (const statement of [...drops, ...sources.flatMap(trigger)]) await sql.raw(statement).execute(db);
 }
 
@@ -236,4 +315,24 @@ export async function addPostgresEmbeddedIndex(db: AnyDB, sources: readonly Inde
 export async function addPostgresUploaderIndex(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
   for (const statement of UPLOADER_DDL) await sql.raw(statement).execute(db);
   await replacePostgresSearchTriggers(db, [sourceOf(sources, 'assets')]);
+}
+
+/**
+ * Migration 0027 (issue #27): pg_trgm (required), the term dictionary; the assets with a camera make, model or lens get
+ * their search_documents row (the words) anew; the triggers of `sources` (every table: each counts its words); then
+ * the dictionary is filled from the index.
+ */
+export async function addPostgresTermIndex(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
+  await requireTrigram(db);
+  const assets = sourceOf(sources, 'assets');
+  const withCamera = where(assets, false, HAS_CAMERA_TEXT);
+  const doc = docIdSql('r', assets.kind, '::bigint');
+  const statements = [
+    ...TERM_DDL,
+    ...['search_documents', 'search_names', 'search_tags'].map((t) => `DELETE FROM ${t} WHERE doc_id IN (SELECT ${doc} FROM ${assets.table} r ${withCamera})`),
+    ...textStatements(assets, withCamera),
+    TERM_BACKFILL,
+  ];
+  for (const statement of statements) await sql.raw(statement).execute(db);
+  await replacePostgresSearchTriggers(db, sources);
 }

@@ -37,6 +37,11 @@ export interface IndexSource {
    * search can apply the private-asset rule (src/domain/asset-visibility.ts) on the index alone.
    */
   readonly uploader: boolean;
+  /**
+   * Since migration 0027 (issue #27): the document's words are counted in the term dictionary
+   * `search_terms` (workspace, word, documents), where a typo-tolerant query finds its candidates.
+   */
+  readonly terms: boolean;
 }
 
 const COMMON = ['workspace_id', 'tags', 'visibility', 'created_at', 'modified_at'];
@@ -57,6 +62,7 @@ export const INDEX_SOURCES_0003: readonly IndexSource[] = [
     watched: [...COMMON, 'folder_id', 'display_file_name', 'file_name', 'file_type', 'orientation', 'status'],
     embedded: false,
     uploader: false,
+    terms: false,
   },
   {
     table: 'folders',
@@ -71,6 +77,7 @@ export const INDEX_SOURCES_0003: readonly IndexSource[] = [
     watched: [...COMMON, 'parent_id', 'name'],
     embedded: false,
     uploader: false,
+    terms: false,
   },
   {
     table: 'collections',
@@ -85,6 +92,7 @@ export const INDEX_SOURCES_0003: readonly IndexSource[] = [
     watched: [...COMMON, 'name', 'description'],
     embedded: false,
     uploader: false,
+    terms: false,
   },
 ];
 
@@ -117,9 +125,33 @@ export const INDEX_SOURCES_0012: readonly IndexSource[] = INDEX_SOURCES_0007.map
  * search_documents.uploaded_by (null for folders and collections, which have none), so a viewer's
  * search keeps to public assets and their own (`visibility = 0 OR uploaded_by = me`).
  */
-export const INDEX_SOURCES: readonly IndexSource[] = INDEX_SOURCES_0012.map((s) =>
+export const INDEX_SOURCES_0025: readonly IndexSource[] = INDEX_SOURCES_0012.map((s) =>
   s.table === 'assets' ? { ...s, watched: [...s.watched, 'uploaded_by'], uploader: true } : s,
 );
+
+/** Asset columns that are searchable text since migration 0027 (issue #27: "Canon" finds "Canon EOS R5"). */
+export const CAMERA_TEXT = ['camera_make', 'camera_model', 'lens'] as const;
+
+/** An asset whose words change with migration 0027: one of CAMERA_TEXT is set. */
+export const HAS_CAMERA_TEXT = `(${CAMERA_TEXT.map((c) => `r.${c} IS NOT NULL`).join(' OR ')})`;
+
+/**
+ * The sources today. Since migration 0027 (issue #27) an asset's camera make and model and its lens are
+ * searchable text (relevance tier 2, like the caption), and every document's words are counted in the
+ * term dictionary (`terms`, see TERM_RULE).
+ */
+export const INDEX_SOURCES: readonly IndexSource[] = INDEX_SOURCES_0025.map((s) =>
+  s.table === 'assets'
+    ? { ...s, plainColumns: [...s.plainColumns, ...CAMERA_TEXT], watched: [...s.watched, 'lens'], terms: true }
+    : { ...s, terms: true },
+);
+
+/**
+ * Which words the term dictionary holds: 3 to 32 characters, no digit. A typo is allowed from 4 characters
+ * (a 4-letter word may lose one: 3); words with digits (IMG_2041, 2019) are matched exactly, so numbers never
+ * find their neighbours and file-name counters do not fill the dictionary.
+ */
+export const TERM_RULE = { minLength: 3, maxLength: 32 } as const;
 
 /** The index source of a catalog table in `sources`. */
 export function sourceOf(sources: readonly IndexSource[], table: IndexSource['table']): IndexSource {

@@ -4,11 +4,13 @@ import {
   docIdSql,
   EMBEDDED_INDEXES,
   EMBEDDED_TABLES,
+  HAS_CAMERA_TEXT,
   HAS_EMBEDDED_TEXT,
   HAS_FACTS,
   INDEX_SOURCES,
   SHARED_INDEXES,
   sourceOf,
+  TERM_RULE,
   YEAR_RANGE,
   type IndexSource,
 } from './sources.js';
@@ -67,36 +69,46 @@ function splitText(expr: string): string {
   return `${expr} || ' ' || ${nested(`lower(${expr})`, 'abcdefghijklmnopqrstuvwxyz')} || ' ' || ${nested(expr, '0123456789')}`;
 }
 
-/** A JSON-array column when it is one, else NULL (json_each of NULL has no rows; bad JSON never fails a catalog write). */
-const jsonArray = (column: string) => `CASE WHEN json_valid(r.${column}) THEN CASE WHEN json_type(r.${column}) = 'array' THEN r.${column} END END`;
+/** A JSON-array column of row `a` when it is one, else NULL (json_each of NULL has no rows; bad JSON never fails a catalog write). */
+const jsonArray = (column: string, a = 'r') => `CASE WHEN json_valid(${a}.${column}) THEN CASE WHEN json_type(${a}.${column}) = 'array' THEN ${a}.${column} END END`;
 const tagsJson = jsonArray('tags');
 /** The string members of a JSON-array column, as words separated by spaces. */
-const arrayWords = (column: string) => `coalesce((SELECT group_concat(j.value, ' ') FROM json_each(${jsonArray(column)}) j WHERE j.type = 'text'), '')`;
+const arrayWords = (column: string, a: string) => `coalesce((SELECT group_concat(j.value, ' ') FROM json_each(${jsonArray(column, a)}) j WHERE j.type = 'text'), '')`;
+
+/** The searchable text of the row `a` (a table alias, or OLD in a trigger): FTS5's columns name and extra. */
+function searchText(s: IndexSource, a: string): { name: string; extra: string } {
+  // Nullable text (caption, creator, camera) must not turn the whole concatenation NULL.
+  const plain = s.plainColumns.map((c) => `coalesce(${a}.${c}, '')`);
+  const arrays = [arrayWords('tags', a), ...(s.embedded ? [arrayWords('keywords', a)] : [])];
+  return { name: splitText(`${a}.${s.name}`), extra: [...s.splitColumns.map((c) => splitText(`${a}.${c}`)), ...plain, ...arrays].join(" || ' ' || ") };
+}
 
 function where(s: IndexSource, only: string | null, extra: string | null = null): string {
   const parts = [s.readyCondition, only && `r.id = ${only}.id`, extra].filter((p): p is string => Boolean(p));
   return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
 }
 
-/** INSERT ... SELECT statements that index the rows of `s` (one row when `only` names NEW), embedded facts included. */
+/**
+ * INSERT ... SELECT statements that index the rows of `s` (one row when `only` names NEW), embedded facts included,
+ * and (one row only: a backfill counts the words per workspace, backfillTerms) its words in the term dictionary.
+ */
 function indexStatements(s: IndexSource, only: string | null): string[] {
-  return [...textStatements(s, where(s, only)), ...(s.embedded ? embeddedStatements(s, where(s, only)) : [])];
+  const terms = only && s.terms ? addTermStatements(s, only) : [];
+  return [...textStatements(s, where(s, only)), ...(s.embedded ? embeddedStatements(s, where(s, only)) : []), ...terms];
 }
 
 /** The rows of search_documents, search_names, search_fts and search_tags of the rows of `s` that `w` selects. */
 function textStatements(s: IndexSource, w: string): string[] {
   const doc = docIdSql('r', s.kind);
   const from = `FROM ${s.table} r`;
-  // Nullable text (caption, creator) must not turn the whole concatenation NULL.
-  const plain = s.plainColumns.map((c) => `coalesce(r.${c}, '')`);
-  const extra = [...s.splitColumns.map((c) => splitText(`r.${c}`)), ...plain, arrayWords('tags'), ...(s.embedded ? [arrayWords('keywords')] : [])].join(" || ' ' || ");
+  const { name, extra } = searchText(s, 'r');
   return [
     `INSERT INTO search_documents (doc_id, kind, ref_id, workspace_id, folder_id, file_type, orientation, visibility, created_at, modified_at${s.embedded ? ', taken_at' : ''}${s.uploader ? ', uploaded_by' : ''})
      SELECT ${doc}, ${s.kind}, r.id, r.workspace_id, ${s.folderColumn ? `r.${s.folderColumn}` : 'NULL'},
             ${s.fileTypeLiteral ?? 'r.file_type'}, ${s.hasOrientation ? 'r.orientation' : 'NULL'}, r.visibility, r.created_at, r.modified_at${s.embedded ? ', r.taken_at' : ''}${s.uploader ? ', r.uploaded_by' : ''}
      ${from} ${w}`,
     `INSERT INTO search_names (doc_id, workspace_id, name, name_folded) SELECT ${doc}, r.workspace_id, r.${s.name}, lower(r.${s.name}) ${from} ${w}`,
-    `INSERT INTO search_fts (rowid, name, extra, scope) SELECT ${doc}, ${splitText(`r.${s.name}`)}, ${extra}, ${scopeSql(s.kind)} ${from} ${w}`,
+    `INSERT INTO search_fts (rowid, name, extra, scope) SELECT ${doc}, ${name}, ${extra}, ${scopeSql(s.kind)} ${from} ${w}`,
     `INSERT OR IGNORE INTO search_tags (doc_id, workspace_id, tag, tag_folded)
      SELECT ${doc}, r.workspace_id, j.value, lower(j.value) FROM ${s.table} r, json_each(${tagsJson}) j
      ${w ? `${w} AND` : 'WHERE'} j.type = 'text'`,
@@ -124,7 +136,66 @@ const indexTables = (s: IndexSource): string[] => ['search_documents', 'search_n
 
 function unindexStatements(s: IndexSource): string[] {
   const doc = docIdSql('OLD', s.kind);
-  return indexTables(s).map((t) => `DELETE FROM ${t} WHERE doc_id = ${doc}`).concat(`DELETE FROM search_fts WHERE rowid = ${doc}`);
+  const terms = s.terms ? removeTermStatements(s) : [];
+  return [...terms, ...indexTables(s).map((t) => `DELETE FROM ${t} WHERE doc_id = ${doc}`), `DELETE FROM search_fts WHERE rowid = ${doc}`];
+}
+
+/**
+ * The term dictionary (migration 0027, issue #27): one row per (workspace, word) with the number of documents that
+ * hold it, for typo candidates (search/typos/). Words are cut by FTS5 itself: a document's text goes through
+ * `search_term_stage` (contentless FTS5, the index's tokenizer, one document at a time) and its fts5vocab
+ * `search_term_vocab` lists the distinct words, so the dictionary holds exactly the index's words.
+ */
+const TERM_DDL = [
+  `CREATE VIRTUAL TABLE search_term_stage USING fts5(words, tokenize = 'unicode61 remove_diacritics 0', content = '')`,
+  `CREATE VIRTUAL TABLE search_term_vocab USING fts5vocab(search_term_stage, 'row')`,
+  `CREATE TABLE search_terms (
+     workspace_id INTEGER NOT NULL, term TEXT NOT NULL, len INTEGER NOT NULL, docs INTEGER NOT NULL,
+     PRIMARY KEY (workspace_id, term)) WITHOUT ROWID`,
+  // Candidates are read by length (a word with k typos is k characters longer or shorter at most).
+  'CREATE INDEX search_terms_length ON search_terms (workspace_id, len, term, docs)',
+  // Words no document holds any more, found without a scan of the workspace's dictionary.
+  'CREATE INDEX search_terms_unused ON search_terms (workspace_id) WHERE docs = 0',
+];
+const TERM_WORD = `length(v.term) BETWEEN ${TERM_RULE.minLength} AND ${TERM_RULE.maxLength} AND v.term NOT GLOB '*[0-9]*'`;
+const CLEAR_STAGE = "INSERT INTO search_term_stage (search_term_stage) VALUES ('delete-all')";
+const stageText = (s: IndexSource, a: string) => {
+  const { name, extra } = searchText(s, a);
+  return `${name} || ' ' || ${extra}`;
+};
+
+/** Counts the words of the row NEW (when it is indexed) in its workspace. */
+function addTermStatements(s: IndexSource, only: string): string[] {
+  return [
+    `INSERT INTO search_term_stage (rowid, words) SELECT 1, ${stageText(s, 'r')} FROM ${s.table} r ${where(s, only)}`,
+    `INSERT INTO search_terms (workspace_id, term, len, docs) SELECT ${only}.workspace_id, v.term, length(v.term), 1 FROM search_term_vocab v
+     WHERE ${TERM_WORD} ON CONFLICT (workspace_id, term) DO UPDATE SET docs = docs + 1`,
+    CLEAR_STAGE,
+  ];
+}
+
+/** Uncounts the words of the row OLD when it was indexed (it has a search_documents row), before its rows go; drops words left unused. */
+function removeTermStatements(s: IndexSource): string[] {
+  return [
+    `INSERT INTO search_term_stage (rowid, words) SELECT 1, ${stageText(s, 'OLD')}
+     WHERE EXISTS (SELECT 1 FROM search_documents WHERE doc_id = ${docIdSql('OLD', s.kind)})`,
+    'UPDATE search_terms SET docs = docs - 1 WHERE workspace_id = OLD.workspace_id AND term IN (SELECT term FROM search_term_vocab)',
+    'DELETE FROM search_terms WHERE workspace_id = OLD.workspace_id AND docs = 0',
+    CLEAR_STAGE,
+  ];
+}
+
+/** Fills the term dictionary from the catalog, one workspace at a time (the stage counts each word's documents). */
+async function backfillTerms(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
+  const { rows } = await sql<{ workspace_id: number }>`SELECT DISTINCT workspace_id FROM search_documents`.execute(db);
+  for (const { workspace_id: ws } of rows) {
+    for (const s of sources.filter((x) => x.terms)) {
+      const rowsOf = `FROM ${s.table} r ${where(s, null, 'r.workspace_id = ')}`;
+      await sql`${sql.raw(`INSERT INTO search_term_stage (rowid, words) SELECT ${docIdSql('r', s.kind)}, ${stageText(s, 'r')} ${rowsOf}`)}${ws}`.execute(db);
+    }
+    await sql`INSERT INTO search_terms (workspace_id, term, len, docs) SELECT ${ws}, v.term, length(v.term), v.doc FROM search_term_vocab v WHERE ${sql.raw(TERM_WORD)}`.execute(db);
+    await sql.raw(CLEAR_STAGE).execute(db);
+  }
 }
 
 function triggers(s: IndexSource): string[] {
@@ -143,11 +214,13 @@ export async function createSqliteSearchSchema(db: AnyDB, sources: readonly Inde
     ...SHARED_INDEXES,
     ...(embedded ? [...EMBEDDED_TABLE_DDL, ...EMBEDDED_INDEXES] : []),
     ...(sources.some((s) => s.uploader) ? UPLOADER_DDL : []),
+    ...(sources.some((s) => s.terms) ? TERM_DDL : []),
     // Backfill what the catalog already holds, then keep it in step.
     ...sources.flatMap((s) => indexStatements(s, null)),
     ...sources.flatMap(triggers),
   ];
   for (const statement of statements) await sql.raw(statement).execute(db);
+  if (sources.some((s) => s.terms)) await backfillTerms(db, sources);
 }
 
 /** Drops the index triggers and creates them from `sources` (a later migration that changes what is indexed). */
@@ -184,4 +257,24 @@ export async function addSqliteEmbeddedIndex(db: AnyDB, sources: readonly IndexS
 export async function addSqliteUploaderIndex(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
   for (const statement of UPLOADER_DDL) await sql.raw(statement).execute(db);
   await replaceSqliteSearchTriggers(db, [sourceOf(sources, 'assets')]);
+}
+
+/**
+ * Migration 0027 (issue #27): the term dictionary; the assets with a camera make, model or lens get their text rows
+ * anew (those words are searchable now); the triggers of `sources` (every table: each counts its words); then the
+ * dictionary is filled from the catalog.
+ */
+export async function addSqliteTermIndex(db: AnyDB, sources: readonly IndexSource[]): Promise<void> {
+  const assets = sourceOf(sources, 'assets');
+  const withCamera = `${assets.table} r ${where(assets, null, HAS_CAMERA_TEXT)}`;
+  const doc = docIdSql('r', assets.kind);
+  const statements = [
+    ...TERM_DDL,
+    ...['search_documents', 'search_names', 'search_tags'].map((t) => `DELETE FROM ${t} WHERE doc_id IN (SELECT ${doc} FROM ${withCamera})`),
+    `DELETE FROM search_fts WHERE rowid IN (SELECT ${doc} FROM ${withCamera})`,
+    ...textStatements(assets, where(assets, null, HAS_CAMERA_TEXT)),
+  ];
+  for (const statement of statements) await sql.raw(statement).execute(db);
+  await replaceSqliteSearchTriggers(db, sources);
+  await backfillTerms(db, sources);
 }
