@@ -1,7 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { Id as IdOf, Tags, Visibility } from '../http/schemas.js';
+import { Filter, Q, QueryBy } from '../search/schemas.js';
+import { ItemResultSchema } from './trash-schemas.js';
 
-/** TypeBox schema of POST /dam/assets/bulk; its answer is ItemResults (./trash-schemas.ts). */
+/** TypeBox schemas of POST /dam/assets/bulk: the request, and its answer (per-id results, and counts for a search). */
 
 const Id = IdOf();
 
@@ -11,10 +13,27 @@ const Action = Type.Union(
 );
 export type BulkAction = Static<typeof Action>;
 
+/** The assets of a search-based request (issue #27): the text and filter of POST /search-engine/search-assets. */
+const BulkSearch = Type.Object(
+  { q: Type.Optional(Q), query_by: Type.Optional(QueryBy), filter_by: Type.Optional(Filter) },
+  {
+    additionalProperties: false,
+    description:
+      "Instead of asset_ids: every asset of the workspace this search finds for the caller (q and filter_by as in " +
+      '/search-engine/search-assets; omitted q: every asset), at most DAM_BULK_SEARCH_MAX (10,000 by default) after except_ids',
+  },
+);
+
 export const BulkBody = Type.Object(
   {
     workspaceId: Id,
-    asset_ids: Type.Array(Id, { minItems: 1, maxItems: 1000, uniqueItems: true, description: 'Assets to act on; results come back in this order' }),
+    asset_ids: Type.Optional(
+      Type.Array(Id, { minItems: 1, maxItems: 1000, uniqueItems: true, description: 'Assets to act on; results come back in this order. Exactly one of asset_ids and search' }),
+    ),
+    search: Type.Optional(BulkSearch),
+    except_ids: Type.Optional(
+      Type.Array(Id, { minItems: 1, maxItems: 1000, uniqueItems: true, description: 'search only: assets the search finds that are left alone (deselected ones)' }),
+    ),
     action: Action,
     folder_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'move only (required there): the folder, or null for the top level' })),
     tags: Type.Optional(
@@ -26,3 +45,12 @@ export const BulkBody = Type.Object(
   { additionalProperties: false },
 );
 export type BulkRequest = Static<typeof BulkBody>;
+
+export const BulkResults = Type.Object({
+  results: Type.Array(ItemResultSchema, {
+    description: 'asset_ids: one per id, in the order given. search: only the assets the action could not be done to (ok false)',
+  }),
+  matched: Type.Optional(Type.Integer({ description: 'search only: the assets the search found, less except_ids: those the action was tried on' })),
+  succeeded: Type.Optional(Type.Integer({ description: 'search only: of those, the ones the action was done to (matched less the failed results)' })),
+});
+export type BulkResultsView = Static<typeof BulkResults>;

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Envelope, ok } from '../http/schemas.js';
+import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { BulkService } from '../services/bulk-service.js';
-import { BulkBody } from './bulk-schemas.js';
+import { BulkBody, BulkResults } from './bulk-schemas.js';
 import { catalogErrors } from './catalog-schemas.js';
-import { ItemResults } from './trash-schemas.js';
 
 /** Bulk operations on assets (issue #11). */
 export const bulkRoutes: FastifyPluginAsyncTypebox<{ bulk: BulkService }> = async (app, { bulk }) => {
@@ -24,9 +23,18 @@ export const bulkRoutes: FastifyPluginAsyncTypebox<{ bulk: BulkService }> = asyn
           'workspace) is 400 with field folder_id and nothing changes. An id that is not an asset of the workspace (missing, ' +
           'in the trash, or of another workspace: indistinguishable) is ok false with code NOT_FOUND and is left alone; the ' +
           'others are acted on. move and set_visibility set modified_at as PATCH does, tag and untag on the assets whose tags ' +
-          'change. Not a member of the workspace: 404.',
+          'change. Not a member of the workspace: 404. ' +
+          'Instead of asset_ids (exactly one of the two, else 400 naming asset_ids), `search` selects every asset of the ' +
+          'workspace that q and filter_by find for the caller, as /search-engine/search-assets does with its default typo options ' +
+          '(private assets the caller ' +
+          'does not see, uploading ones and the trash are never touched), less `except_ids` (taken only with search). The ' +
+          'search is run once, before any write; more than DAM_BULK_SEARCH_MAX assets (10,000 by default) after except_ids ' +
+          'is 422 BULK_TOO_MANY_MATCHES naming both numbers, and nothing changes. The assets found are acted on in id order, ' +
+          '1,000 per transaction: a search-based action is not atomic (a chunk committed stays when a later one fails, and an ' +
+          'asset changed meanwhile is acted on as it is then; one deleted meanwhile is ok false NOT_FOUND). Its answer is ' +
+          'counts, not one result per asset: matched (assets tried), succeeded, and results listing only the failures.',
         body: BulkBody,
-        response: { 200: Envelope(ItemResults), ...catalogErrors },
+        response: { 200: Envelope(BulkResults), ...catalogErrors, 422: ErrorBody },
       },
     },
     async (req) => ok(await bulk.run(req.caller, req.body)),

@@ -5,12 +5,14 @@ import { diffFields } from '../domain/activity.js';
 import * as assets from '../repositories/assets.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
 import { trashAssets } from '../repositories/trash.js';
-import type { BulkAction, BulkRequest } from '../routes/bulk-schemas.js';
+import { appError } from '../errors.js';
+import type { BulkAction, BulkRequest, BulkResultsView } from '../routes/bulk-schemas.js';
 import type { ItemResult } from '../routes/trash-schemas.js';
 import { requireRole } from './access.js';
 import { ActivityService, assetSubject } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { badReference } from './catalog-access.js';
+import type { SearchService } from './search-service.js';
 
 /** The most tags an asset may carry (as PATCH /dam/assets/:id allows). */
 const MAX_TAGS = 100;
@@ -19,8 +21,24 @@ type Field = 'folder_id' | 'tags' | 'visibility';
 /** The one field each action takes; the others must be absent. */
 const FIELD_OF: Record<BulkAction, Field | null> = { delete: null, move: 'folder_id', tag: 'tags', untag: 'tags', set_visibility: 'visibility' };
 
+/**
+ * A search-based request's assets are written this many at a time, each chunk in its own transaction under the
+ * workspace lock, so that other writers of the workspace wait for one chunk, not for ten thousand assets. An
+ * asset_ids request (at most 1,000) is one chunk.
+ */
+const CHUNK = 1000;
+
+/** Exactly one of asset_ids and search; except_ids only with search. */
+function checkSelection(body: BulkRequest): void {
+  if ((body.asset_ids === undefined) === (body.search === undefined)) {
+    throw badReference('asset_ids', 'give exactly one of asset_ids and search');
+  }
+  if (body.except_ids !== undefined && body.search === undefined) throw badReference('except_ids', 'taken only with search');
+}
+
 /** Which field an action is missing, or carries without taking it: the first 400 of an ill-formed combination. */
 function checkCombination(body: BulkRequest): void {
+  checkSelection(body);
   const wanted = FIELD_OF[body.action];
   for (const field of ['folder_id', 'tags', 'visibility'] as const) {
     const present = body[field] !== undefined;
@@ -43,28 +61,65 @@ const same = (a: readonly string[], b: readonly string[]) => a.length === b.leng
  * transaction under the workspace row lock, answered per asset. An id that is not a shown asset of
  * the workspace (missing, uploading, in the trash, or in another workspace: indistinguishable) is a
  * NOT_FOUND result and changes nothing; the others are acted on.
+ * Or (issue #27) on every asset a search finds for the caller, less except_ids: the search is run
+ * once, capped at DAM_BULK_SEARCH_MAX, and its assets acted on in chunks; the answer counts them and
+ * lists only the failures.
  */
 export class BulkService {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly search: SearchService,
+  ) {}
 
-  async run(caller: Caller, body: BulkRequest): Promise<{ results: ItemResult[] }> {
+  async run(caller: Caller, body: BulkRequest): Promise<BulkResultsView> {
     checkCombination(body);
+    await requireRole(this.ctx.db, body.workspaceId, caller.id, 'manager');
+    if (body.asset_ids) return { results: await this.runChunk(caller, body, body.asset_ids) };
+    const ids = await this.matched(caller, body);
+    const failed: ItemResult[] = [];
+    for (let at = 0; at < ids.length; at += CHUNK) {
+      failed.push(...(await this.runChunk(caller, body, ids.slice(at, at + CHUNK))).filter((r) => !r.ok));
+    }
+    return { results: failed, matched: ids.length, succeeded: ids.length - failed.length };
+  }
+
+  /**
+   * The assets a search-based request acts on: what the search finds for the caller (visibility rule and all), in
+   * id order, less except_ids; over the cap a 422 before anything is written.
+   */
+  private async matched(caller: Caller, body: BulkRequest): Promise<number[]> {
+    const max = this.ctx.config.bulkSearchMax;
+    const except = new Set(body.except_ids ?? []);
+    // Reading except_ids.length more than the cap tells exactly whether what remains is over it.
+    const { found, ids } = await this.search.matchingAssetIds(caller, body.workspaceId, body.search ?? {}, 'search', max + except.size);
+    const kept = ids.filter((id) => !except.has(id));
+    if (found > ids.length || kept.length > max) {
+      const outside = found > ids.length ? `at least ${found - except.size}` : String(kept.length);
+      const besides = except.size ? ` (${outside} besides except_ids)` : '';
+      throw appError('BULK_TOO_MANY_MATCHES', `search: the search matches ${found} assets${besides}; one bulk action takes at most ${max}: narrow the search`, {
+        field: 'search',
+        found,
+        max,
+      });
+    }
+    return kept;
+  }
+
+  /** The action on up to CHUNK ids, in one transaction under the workspace lock; a result per id in the order given. */
+  private runChunk(caller: Caller, body: BulkRequest, assetIds: readonly number[]): Promise<ItemResult[]> {
     const ws = body.workspaceId;
-    await requireRole(this.ctx.db, ws, caller.id, 'manager');
     return this.ctx.db.transaction().execute(async (trx) => {
       await this.ctx.database.support.lockRow(trx, 'workspaces', ws);
       if (body.action === 'move' && typeof body.folder_id === 'number' && !(await folderExistsInWorkspace(trx, ws, body.folder_id))) {
         throw badReference('folder_id', `folder ${body.folder_id} does not exist in workspace ${ws}`);
       }
-      const found = new Map((await assets.assetsInWorkspace(trx, ws, body.asset_ids)).map((a) => [a.id, a]));
+      const found = new Map((await assets.assetsInWorkspace(trx, ws, assetIds)).map((a) => [a.id, a]));
       const failed = await this.apply(trx, caller, body, [...found.values()]);
-      return {
-        results: body.asset_ids.map((id): ItemResult => {
-          if (!found.has(id)) return { id, ok: false, code: 'NOT_FOUND', error: `Asset ${id} not found` };
-          const error = failed.get(id);
-          return error ? { id, ok: false, code: 'VALIDATION_ERROR', error } : { id, ok: true };
-        }),
-      };
+      return assetIds.map((id): ItemResult => {
+        if (!found.has(id)) return { id, ok: false, code: 'NOT_FOUND', error: `Asset ${id} not found` };
+        const error = failed.get(id);
+        return error ? { id, ok: false, code: 'VALIDATION_ERROR', error } : { id, ok: true };
+      });
     });
   }
 

@@ -27,6 +27,13 @@ describe('bulk results in words', () => {
     );
   });
 
+  it('counts against `total` when the results list only the failures (a bulk action over a search)', () => {
+    const summary = summarizeResults([gone(2)], { verb: 'tagged', nameOf, total: 250 });
+    expect(summary.ok).toBe(249);
+    expect(summary.failure).toBe('1 of 250 could not be tagged: “b.png” (not found: deleted or moved to the trash meanwhile).');
+    expect(summarizeResults([], { verb: 'tagged', nameOf, total: 250 })).toEqual({ ok: 250, failed: [], failure: null });
+  });
+
   it('lists three names, then how many more', () => {
     const summary = summarizeResults([1, 2, 3, 4, 5].map(gone), { verb: 'restored', nameOf, notFound: 'no longer in the trash' });
     expect(summary.ok).toBe(0);

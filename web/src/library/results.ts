@@ -18,6 +18,8 @@ export interface SummaryOptions {
   nameOf: (result: ItemResult) => string | null | undefined;
   /** Why an id can be NOT_FOUND for this action. */
   notFound?: string;
+  /** When `results` lists only the failures (a bulk action over a search, issue #27): how many items were tried. */
+  total?: number;
 }
 
 function names(items: ItemResult[], nameOf: SummaryOptions['nameOf']): string {
@@ -43,10 +45,11 @@ function reasonOf(result: ItemResult, notFound: string): string {
 export function summarizeResults(results: ItemResult[], options: SummaryOptions): ResultSummary {
   const notFound = options.notFound ?? 'not found: deleted or moved to the trash meanwhile';
   const failed = results.filter((r) => !r.ok);
-  const ok = results.length - failed.length;
+  const total = options.total ?? results.length;
+  const ok = total - failed.length;
   if (!failed.length) return { ok, failed, failure: null };
 
-  if (results.length === 1) {
+  if (total === 1) {
     const only = failed[0]!;
     return { ok, failed, failure: `${names([only], options.nameOf)} could not be ${options.verb} (${reasonOf(only, notFound)}).` };
   }
@@ -56,7 +59,7 @@ export function summarizeResults(results: ItemResult[], options: SummaryOptions)
     groups.set(reason, [...(groups.get(reason) ?? []), r]);
   }
   const detail = [...groups].map(([reason, items]) => `${names(items, options.nameOf)} (${reason})`).join('; ');
-  const head = ok === 0 ? `None of the ${results.length} could be ${options.verb}` : `${failed.length} of ${results.length} could not be ${options.verb}`;
+  const head = ok === 0 ? `None of the ${total} could be ${options.verb}` : `${failed.length} of ${total} could not be ${options.verb}`;
   const failure = `${head}: ${detail}.`;
   return { ok, failed, failure };
 }
