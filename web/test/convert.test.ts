@@ -43,6 +43,8 @@ function asset(overrides: Partial<Asset> = {}): Asset {
     modified_at: 1,
     page_count: null,
     sha256: null,
+    unreadable: false,
+    unreadable_reason: null,
     ...NO_EMBEDDED,
     ...overrides,
   };

@@ -87,6 +87,8 @@ function asset(overrides: Partial<AssetDetail> = {}): AssetDetail {
     modified_at: 1,
     page_count: null,
     sha256: null,
+    unreadable: false,
+    unreadable_reason: null,
     taken_at: Date.UTC(2021, 8, 14, 16, 30) / 1000,
     camera_make: 'FUJIFILM',
     camera_model: 'X100V',

@@ -101,6 +101,21 @@ describe('keyboard shortcuts', () => {
     expect(passed.defaultPrevented).toBe(true);
   });
 
+  it('the asset page\'s keys: ← and → (not with Shift, which selects text), f once per press', () => {
+    const prev = vi.fn();
+    const next = vi.fn();
+    const full = vi.fn();
+    register({ ArrowLeft: prev, ArrowRight: next, f: full });
+    expect(press(document.body, 'ArrowRight').defaultPrevented).toBe(true);
+    press(document.body, 'ArrowLeft');
+    press(document.body, 'ArrowLeft', { shiftKey: true });
+    press(element('input', { type: 'text' }), 'ArrowRight');
+    press(document.body, 'f');
+    press(document.body, 'f', { repeat: true });
+    press(document.body, 'f', { ctrlKey: true });
+    expect([prev.mock.calls.length, next.mock.calls.length, full.mock.calls.length]).toEqual([1, 1, 1]);
+  });
+
   it('stop when unregistered', () => {
     const search = vi.fn();
     const unregister = registerShortcuts({ '/': search });

@@ -3,11 +3,11 @@ import { onBeforeUnmount, onMounted } from 'vue';
 /**
  * Single-key shortcuts. One keydown listener on the window hands each key to the
  * page that registered it last (the library registers `/`, `u`, Delete and Escape;
- * the frame of every signed-in page `?`). They never fire while the user types
+ * the asset page ← → and `f`; the frame of every signed-in page `?`). They never fire while the user types
  * (text fields, selects, editable content), while a dialog is open, or with
  * Ctrl, Alt or Meta held (those are the browser's and the system's).
  */
-export type ShortcutKey = '/' | 'u' | '?' | 'Delete' | 'Escape';
+export type ShortcutKey = '/' | 'u' | '?' | 'Delete' | 'Escape' | 'ArrowLeft' | 'ArrowRight' | 'f';
 /** Returns false when it did nothing with the key (its default then happens). */
 export type ShortcutHandler = (event: KeyboardEvent) => boolean | void;
 
@@ -21,6 +21,9 @@ export const SHORTCUT_HELP: { keys: string[]; action: string }[] = [
   { keys: ['Shift', 'click'], action: 'Select a range of assets' },
   { keys: ['Delete'], action: 'Move the selected assets (or the one in focus) to the trash' },
   { keys: ['Esc'], action: 'Clear the selection, close a list or dialog' },
+  { keys: ['←', '→'], action: 'On an asset’s page: the previous or next asset of the list it was opened from' },
+  { keys: ['f'], action: 'On an asset’s page: full screen, or back' },
+  { keys: ['Double-click'], action: 'On an asset’s picture: zoom to 1:1 (full resolution), or back' },
   { keys: ['?'], action: 'Show these shortcuts' },
 ];
 
@@ -47,7 +50,11 @@ export function shortcutOf(event: KeyboardEvent): ShortcutKey | null {
     case 'Escape':
       return event.key;
     case 'u':
-      return event.repeat ? null : 'u';
+    case 'f':
+      return event.repeat ? null : event.key;
+    case 'ArrowLeft':
+    case 'ArrowRight':
+      return event.shiftKey ? null : event.key;
     // Mac keyboards' delete key is Backspace.
     case 'Delete':
     case 'Backspace':

@@ -1,4 +1,5 @@
 import type { EditableEmbeddedField, EmbeddedFields } from '../api/types';
+import { formatClock } from '../util/format';
 
 /**
  * The asset page's embedded-metadata panel in words (issue #12): each function answers null when
@@ -40,12 +41,7 @@ export function exposureSummary(f: Pick<Partial<EmbeddedFields>, 'exposure' | 'a
 /** "4.2 s" under a minute, else "2:05" or "1:02:05". */
 export function formatDuration(seconds: number | null | undefined): string | null {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return null;
-  if (seconds < 60) return `${trim(seconds)} s`;
-  const total = Math.round(seconds);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, '0');
-  return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+  return seconds < 60 ? `${trim(seconds)} s` : formatClock(seconds);
 }
 
 export interface Place {

@@ -11,6 +11,16 @@ export function formatBytes(bytes: number): string {
   return `${value >= 10 || unit === 0 ? Math.round(value) : value.toFixed(1)} ${UNITS[unit]}`;
 }
 
+/** A length as a player shows it: "0:04", "2:05", "1:02:05" (rounded to the second); null when there is none. */
+export function formatClock(seconds: number | null | undefined): string | null {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return null;
+  const total = Math.round(seconds);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
 /** Unix seconds, milliseconds or an ISO string, as a local date and time. */
 export function formatDate(value: number | string | null | undefined): string {
   if (value === null || value === undefined || value === '') return '';
