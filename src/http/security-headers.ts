@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import type { AppConfig, StorageConfig } from '../config.js';
+import { tileImageSource } from '../domain/map-tiles.js';
 
 /** A bucket name that S3 clients put in the host name (virtual-hosted style). */
 const DNS_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -25,7 +26,7 @@ export function s3BrowserOrigins(storage: StorageConfig): string[] {
  * scripts and styles only from files of our origin (no inline code; Vue's `:style` bindings
  * go through the CSSOM, which CSP does not restrict), images and media from our origin, the
  * public URL (signed media URLs are built on it) and blob: (the client shows fetched files
- * as object URLs), data: images; fetches to our origin, the public URL (the local store's
+ * as object URLs), data: images, and the map view's tiles from DAM_MAP_TILE_URL's origin only (issue #27); fetches to our origin, the public URL (the local store's
  * part PUTs) and the S3 bucket (S3 part PUTs). Google sign-in is a navigation, which CSP
  * does not govern. No framing at all. upgrade-insecure-requests only behind https: on a plain
  * http instance (a LAN box) it would send every request to a port that does not answer.
@@ -38,7 +39,7 @@ export function webClientCsp(config: AppConfig): Record<string, string[]> {
     'script-src': ["'self'"],
     'script-src-attr': ["'none'"],
     'style-src': ["'self'"],
-    'img-src': [...self, 'blob:', 'data:'],
+    'img-src': [...self, 'blob:', 'data:', tileImageSource(config.map.tileUrl)],
     'media-src': [...self, 'blob:'],
     'font-src': ["'self'", 'data:'],
     'connect-src': [...self, ...s3BrowserOrigins(config.storage)],

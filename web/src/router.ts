@@ -35,6 +35,9 @@ export function buildRouter(): Router {
       { path: '/library', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Library' } },
       // The trash keeps the library's sidebar: the same page, the trash in place of the grid.
       { path: '/library/trash', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Trash' } },
+      // The same search by month taken, or on a map (issue #27; library/views.ts): the library's page, another view in place of the grid.
+      { path: '/library/timeline', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Timeline' } },
+      { path: '/library/map', component: () => import('./views/LibraryView.vue'), meta: { auth: true, title: 'Map' } },
       // External drives (issue #16). Not /drives: that is the API's; the OAuth callback comes back here.
       { path: '/library/drives', component: () => import('./views/DrivesView.vue'), meta: { auth: true, title: 'Drives' } },
       { path: '/asset/:id(\\d+)', component: () => import('./views/AssetView.vue'), meta: { auth: true, title: 'Asset' } },
