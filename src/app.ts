@@ -9,6 +9,9 @@ import { installIdempotency } from './http/idempotency.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { refuseUndeclaredBodies, validatorCompiler } from './http/validation.js';
 import { AccessLog, loggerOptions } from './http/logging.js';
+import { installBodyDeadlines } from './http/body-deadlines.js';
+import { installJsonParser } from './http/json-body.js';
+import { trustHops } from './domain/client-address.js';
 import { BucketCors, OPEN_CORS_HEADERS, registerOpenPreflight } from './http/cors.js';
 import { installUserRateLimit, signInLimits } from './http/rate-limits.js';
 import { fastHealthServer } from './http/health-fast-path.js';
@@ -22,6 +25,7 @@ import { healthRoutes } from './routes/health.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { searchRoutes } from './routes/search.js';
+import { overviewRoutes } from './routes/overview.js';
 import { socialAuthRoutes } from './routes/social-auth.js';
 import { registerWebClient } from './routes/web-client.js';
 import { TokenSigner } from './services/tokens.js';
@@ -106,14 +110,20 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     // request metrics, of an answer only when there is one (or an onResponse hook).
     logger: loggerOptions(options.logger === false ? 'silent' : config.logLevel, options.logStream),
     logController: new AccessLog(requestMetrics(metrics)),
-    trustProxy: config.trustProxy,
+    // A hop count as a function: Fastify 5 refuses to trust any forwarded address for a bare number (issue #28).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Long enough for every declared path parameter, so an overlong one is a 400 naming it rather than a bare 414.
     routerOptions: { maxParamLength: 1024 },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  // Issue #28: bodies nested absurdly deep are refused before JSON.parse builds them; slow bodies are cut.
+  installJsonParser(app);
+  installBodyDeadlines(app, { bodyMs: config.bodyTimeoutMs, uploadIdleMs: config.uploadIdleTimeoutMs });
   // A failed e-mail is logged, never answered as a failure (issue #27).
   services.outbox.log = app.log;
+  // Tools' own output (it may name server paths) is logged, never answered (issue #27).
+  services.unreadable.log = app.log;
   refuseUndeclaredBodies(app);
 
   if (!options.database) app.addHook('onClose', () => database.close());
@@ -144,7 +154,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const rateLimitStore = await rateLimitBackend(config, database, app.log);
   app.addHook('onClose', () => rateLimitStore.close());
   await app.register(rateLimit, { global: false, ...rateLimitStore.options });
-  const limits = signInLimits(app, config);
+  const limits = signInLimits(app, config, rateLimitStore.signInStore);
   installErrorHandler(app, config.env === 'development');
   installAuthHook(app, services.auth);
   // After the auth hook: counts per authenticated user.
@@ -162,6 +172,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(workspaceRoutes, { services });
   await app.register(catalogRoutes, { services });
   await app.register(searchRoutes, { search: services.search, answers: services.answers });
+  await app.register(overviewRoutes, { overview: services.overview, map: config.map });
   await app.register(storageRoutes, { storage: services.storage });
   await app.register(storagePartRoutes, { storage: services.storage, bucketCors });
   await app.register(serverUploadRoutes, { uploads: services.serverUpload, config });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPlansFile, PlansFileError, type Plan } from './payments/plans.js';
 import type { MailConfig } from './mail/types.js';
+import { OSM_ATTRIBUTION, OSM_TILE_URL, tileTemplateProblem } from './domain/map-tiles.js';
 
 /**
  * The whole configuration of one process. Read once from the environment by
@@ -38,9 +39,9 @@ export interface AppConfig {
   readonly logLevel: string;
   /**
    * Whose X-Forwarded-For to believe for the client address (rate limits, logs): false (nobody,
-   * the default: anyone could forge it), true (any proxy), or a comma list of proxy addresses/CIDRs.
+   * the default: anyone could forge it), a hop count (`true` is 1), or a comma list of proxy addresses/CIDRs.
    */
-  readonly trustProxy: boolean | string;
+  readonly trustProxy: false | number | string;
   /** Attempts per window for the login rate limit, per address and per account. */
   readonly loginRateLimit: number;
   readonly loginRateWindowMs: number;
@@ -72,6 +73,8 @@ export interface AppConfig {
   readonly trashDays: number;
   /** Search facet counts are exact up to this many matches, beyond that estimated from a sample of about this many (issue #12). */
   readonly searchFacetSample: number;
+  /** The most assets one search-based POST /dam/assets/bulk acts on (issue #27); more matches are a 422. */
+  readonly bulkSearchMax: number;
   /** AI image generation through an OpenAI-compatible Images API (issue #13); null unless DAM_IMAGE_GEN_API_KEY is set. */
   readonly imageGen: ImageGenConfig | null;
   /** The image proxy and every fetch of an outside URL (src/fetcher/, issue #13). */
@@ -92,6 +95,21 @@ export interface AppConfig {
   readonly mail: MailConfig | null;
   /** Seconds an invitation and an account-setup link stay valid (DAM_INVITE_TTL). */
   readonly inviteTtl: number;
+  /** Workspaces one account may create (DAM_MAX_WORKSPACES_PER_USER, issue #28; 0: no limit); instance admins are not limited. */
+  readonly maxWorkspacesPerUser: number;
+  /** Milliseconds a request may take to send an ordinary body (DAM_BODY_TIMEOUT seconds, issue #28). */
+  readonly bodyTimeoutMs: number;
+  /** Milliseconds a file upload's body may go without a byte (DAM_UPLOAD_IDLE_TIMEOUT seconds, issue #28). */
+  readonly uploadIdleTimeoutMs: number;
+  /** The map view's tiles (issue #27, domain/map-tiles.ts): DAM_MAP_TILE_URL and DAM_MAP_ATTRIBUTION, OpenStreetMap's by default. */
+  readonly map: MapConfig;
+}
+
+export interface MapConfig {
+  /** A Leaflet URL template ({s} {z} {x} {y} {r}); the web client's CSP allows images from its origin. */
+  readonly tileUrl: string;
+  /** HTML the map shows in its corner (links allowed; the client's CSP runs no script or event handler in it). */
+  readonly attribution: string;
 }
 
 export interface PaymentsConfig {
@@ -264,11 +282,20 @@ function boolVar(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-function trustProxyVar(raw: string | undefined): boolean | string {
+/**
+ * DAM_TRUST_PROXY (issue #28): how many proxies stand in front (a hop count), or their addresses. The client
+ * address is then the rightmost X-Forwarded-For entry no trusted proxy wrote, never the leftmost, which the
+ * client itself may have written. `true` means one proxy (1 hop), the common case.
+ */
+function trustProxyVar(raw: string | undefined): false | number | string {
   if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  if (!/^[0-9a-fA-F:./]+(\s*,\s*[0-9a-fA-F:./]+)*$/.test(raw)) {
-    throw new ConfigError(`DAM_TRUST_PROXY must be true, false or a comma list of addresses, got "${raw}"`);
+  if (raw === 'true') return 1;
+  if (/^\d{1,2}$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops >= 1 && hops <= 10) return hops;
+  }
+  if (!/^[0-9a-fA-F:./]+(\s*,\s*[0-9a-fA-F:./]+)*$/.test(raw) || /^\d+$/.test(raw)) {
+    throw new ConfigError(`DAM_TRUST_PROXY must be false, true (one proxy), a hop count from 1 to 10, or a comma list of proxy addresses/CIDRs, got "${raw}"`);
   }
   return raw;
 }
@@ -560,6 +587,16 @@ function roleVar(env: Env): ProcessRole {
   return role;
 }
 
+function mapConfig(env: Env): MapConfig {
+  const tileUrl = env.DAM_MAP_TILE_URL?.trim() || OSM_TILE_URL;
+  const problem = tileTemplateProblem(tileUrl);
+  if (problem) throw new ConfigError(`DAM_MAP_TILE_URL ${problem}, got "${tileUrl}"`);
+  // Most tile servers serve OpenStreetMap's data, whose licence asks for this credit: another provider's is configured.
+  const attribution = env.DAM_MAP_ATTRIBUTION?.trim() || OSM_ATTRIBUTION;
+  if (attribution.length > 1000) throw new ConfigError('DAM_MAP_ATTRIBUTION must be at most 1000 characters');
+  return Object.freeze({ tileUrl, attribution });
+}
+
 function redisUrlVar(env: Env): string | undefined {
   const url = env.DAM_REDIS_URL;
   if (!url) return undefined;
@@ -618,6 +655,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     social: socialConfig(env),
     trashDays: intVar(env, 'DAM_TRASH_DAYS', 30, 0, 36_500),
     searchFacetSample: intVar(env, 'DAM_SEARCH_FACET_SAMPLE', 5_000, 1, 10_000_000),
+    bulkSearchMax: intVar(env, 'DAM_BULK_SEARCH_MAX', 10_000, 1, 1_000_000),
     imageGen: imageGenConfig(env),
     proxy: proxyConfig(env),
     appAssociation: Object.freeze({ iosAppIds: Object.freeze(iosAppIdsVar(env)), android: androidAppVar(env) }),
@@ -643,5 +681,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     payments: paymentsConfig(env),
     mail: mailConfig(env, publicUrl),
     inviteTtl: intVar(env, 'DAM_INVITE_TTL', 7 * 24 * 3600, 60),
+    maxWorkspacesPerUser: intVar(env, 'DAM_MAX_WORKSPACES_PER_USER', 10, 0, 1_000_000),
+    bodyTimeoutMs: intVar(env, 'DAM_BODY_TIMEOUT', 30, 1, 3600) * 1000,
+    uploadIdleTimeoutMs: intVar(env, 'DAM_UPLOAD_IDLE_TIMEOUT', 60, 1, 3600) * 1000,
+    map: mapConfig(env),
   });
 }

@@ -36,6 +36,8 @@ export const ERRORS = {
   SHARE_DOWNLOADS_DISABLED: { status: 403, message: 'This shared link does not allow downloads' },
   /** issue #17: the change would pass a limit of the workspace's plan; the body adds limit, used and requested. */
   QUOTA_EXCEEDED: { status: 402, message: "This would exceed a limit of the workspace's plan" },
+  /** issue #28: an account may create DAM_MAX_WORKSPACES_PER_USER workspaces (each has its own free quota). */
+  WORKSPACE_LIMIT_REACHED: { status: 403, message: 'This account has created as many workspaces as one account may' },
   /** issue #17: the subscription is past_due beyond DAM_BILLING_GRACE_DAYS: the workspace is read-only until paid. */
   SUBSCRIPTION_PAST_DUE: { status: 402, message: 'The subscription is past due: the workspace is read-only until it is paid' },
   NOT_FOUND: { status: 404, message: 'Not found' },
@@ -84,6 +86,8 @@ export const ERRORS = {
   ZIP_LIMIT_EXCEEDED: { status: 422, message: 'The ZIP archive exceeds an extraction limit' },
   /** issue #14: a ZIP download would hold more than DAM_ZIP_DOWNLOAD_MAX_ENTRIES files and folders. */
   ZIP_TOO_MANY_ENTRIES: { status: 422, message: 'The selection has too many files for one ZIP download' },
+  /** issue #27: a search-based bulk action matches more assets than DAM_BULK_SEARCH_MAX. */
+  BULK_TOO_MANY_MATCHES: { status: 422, message: 'The search matches more assets than one bulk action takes' },
   /** issue #15: the asked format cannot be made from this source (video to webp, image to mp4, an SVG, too many pixels). */
   CONVERSION_UNSUPPORTED: { status: 422, message: 'This format cannot be made from this asset' },
   RATE_LIMITED: { status: 429, message: 'Too many requests, try again later' },

@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Open while the instance has no user (the first becomes instance admin), then as the registration mode says (GET /auth/options): `open` to anyone, `domains` to e-mails of the listed domains; in `invite` and `closed` accounts come from invitations and instance admins (403 REGISTRATION_CLOSED, whose message says what to do). Until an admin sets the mode it is `open` with DAM_ALLOW_REGISTRATION=true, else `invite`. Every new user gets a personal workspace in which they are admin. Sign-in attempts are limited per client address (DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW) with ONE count shared by login, registration and the social-login callback: over it, 429 RATE_LIMITED with Retry-After.
+         * @description Open while the instance has no user (the first becomes instance admin), then as the registration mode says (GET /auth/options): `open` to anyone, `domains` to e-mails of the listed domains; in `invite` and `closed` accounts come from invitations and instance admins (403 REGISTRATION_CLOSED, whose message says what to do). Until an admin sets the mode it is `open` with DAM_ALLOW_REGISTRATION=true, else `invite`. Every new user gets a personal workspace in which they are admin. Failed sign-in attempts are limited per client address (an IPv6 address counts by its /64): DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW, ONE count shared by login, registration, the social-login callback, password and invitation forms; successful attempts do not count. All attempts, successful or not, are limited to ten times as many. Over either, 429 RATE_LIMITED with Retry-After, before the body is read.
          */
         post: {
             parameters: {
@@ -210,7 +210,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with e-mail and password
-         * @description Sign-in attempts are limited per client address (DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW) with ONE count shared by login, registration and the social-login callback: over it, 429 RATE_LIMITED with Retry-After. Login also counts per account (its e-mail), whatever the address. A disabled account is answered 403 ACCOUNT_DISABLED (only after a right password).
+         * @description Failed sign-in attempts are limited per client address (an IPv6 address counts by its /64): DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW, ONE count shared by login, registration, the social-login callback, password and invitation forms; successful attempts do not count. All attempts, successful or not, are limited to ten times as many. Over either, 429 RATE_LIMITED with Retry-After, before the body is read. Login also counts per account (its e-mail), whatever the address. A disabled account is answered 403 ACCOUNT_DISABLED (only after a right password).
          */
         post: {
             parameters: {
@@ -583,7 +583,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an identity provider's access token for a session
-         * @description The token is checked with the provider (Google tokeninfo: unexpired, issued to DAM_SOCIAL_GOOGLE_CLIENT_ID; then userinfo). The user is found by the provider account; else a verified e-mail of an existing account links to it; else a user is created with a personal workspace (only while registration is open, as for /auth/register). A provider token is accepted once: again, 401. Invalid, expired or wrong-audience token: 401 SOCIAL_TOKEN_INVALID. Unverified e-mail: 403. Provider unreachable: 502 PROVIDER_ERROR. Sign-in attempts are limited per client address (DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW) with ONE count shared by login, registration and the social-login callback: over it, 429 RATE_LIMITED with Retry-After.
+         * @description The token is checked with the provider (Google tokeninfo: unexpired, issued to DAM_SOCIAL_GOOGLE_CLIENT_ID; then userinfo). The user is found by the provider account; else a verified e-mail of an existing account links to it; else a user is created with a personal workspace (only while registration is open, as for /auth/register). A provider token is accepted once: again, 401. Invalid, expired or wrong-audience token: 401 SOCIAL_TOKEN_INVALID. Unverified e-mail: 403. Provider unreachable: 502 PROVIDER_ERROR. Failed sign-in attempts are limited per client address (an IPv6 address counts by its /64): DAM_LOGIN_RATE_LIMIT per DAM_LOGIN_RATE_WINDOW, ONE count shared by login, registration, the social-login callback, password and invitation forms; successful attempts do not count. All attempts, successful or not, are limited to ten times as many. Over either, 429 RATE_LIMITED with Retry-After, before the body is read.
          */
         post: {
             parameters: {
@@ -595,6 +595,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /**
+                         * @description An OAuth 2.0 access token (RFC 6750 b64token alphabet: letters, digits and -._~+/=; no spaces)
+                         * @example ya29.a0AfH6SMBx
+                         */
                         access_token: string;
                         /** @description The identity provider; one is supported */
                         provider: "google";
@@ -777,7 +781,7 @@ export interface paths {
         put?: never;
         /**
          * Create a workspace; the creator is its admin
-         * @description Safe to retry with an `Idempotency-Key` header (see its description).
+         * @description Each workspace has its own plan and free quota, so one account may create at most DAM_MAX_WORKSPACES_PER_USER workspaces that still exist (default 10; 0: no limit); past it, 403 WORKSPACE_LIMIT_REACHED with `limit`. Instance admins are not limited. The personal workspace made at registration counts. Safe to retry with an `Idempotency-Key` header (see its description).
          */
         post: {
             parameters: {
@@ -2063,6 +2067,10 @@ export interface paths {
                                     page_count: number | null;
                                     /** @description SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it */
                                     sha256: string | null;
+                                    /** @description true when the current version's file could not be read when its preview was made: an image that does not decode (e.g. a truncated JPEG), a video, audio file or PDF that its tools cannot open. The file is kept and downloads as uploaded; a later readable version clears the flag. false until checked (the preview job runs shortly after the upload), and for files that are fine but get no preview (camera RAW, an encrypted PDF). Search filter: unreadable:true */
+                                    unreadable: boolean;
+                                    /** @description Why the file cannot be read, in plain words (e.g. "The image data ends early; the file looks truncated."); never a tool's own message or a server path. null when unreadable is false */
+                                    unreadable_reason: string | null;
                                     tags: string[];
                                     /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                     visibility: number;
@@ -2277,6 +2285,10 @@ export interface paths {
                                 page_count: number | null;
                                 /** @description SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it */
                                 sha256: string | null;
+                                /** @description true when the current version's file could not be read when its preview was made: an image that does not decode (e.g. a truncated JPEG), a video, audio file or PDF that its tools cannot open. The file is kept and downloads as uploaded; a later readable version clears the flag. false until checked (the preview job runs shortly after the upload), and for files that are fine but get no preview (camera RAW, an encrypted PDF). Search filter: unreadable:true */
+                                unreadable: boolean;
+                                /** @description Why the file cannot be read, in plain words (e.g. "The image data ends early; the file looks truncated."); never a tool's own message or a server path. null when unreadable is false */
+                                unreadable_reason: string | null;
                                 tags: string[];
                                 /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
@@ -2634,6 +2646,10 @@ export interface paths {
                                 page_count: number | null;
                                 /** @description SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it */
                                 sha256: string | null;
+                                /** @description true when the current version's file could not be read when its preview was made: an image that does not decode (e.g. a truncated JPEG), a video, audio file or PDF that its tools cannot open. The file is kept and downloads as uploaded; a later readable version clears the flag. false until checked (the preview job runs shortly after the upload), and for files that are fine but get no preview (camera RAW, an encrypted PDF). Search filter: unreadable:true */
+                                unreadable: boolean;
+                                /** @description Why the file cannot be read, in plain words (e.g. "The image data ends early; the file looks truncated."); never a tool's own message or a server path. null when unreadable is false */
+                                unreadable_reason: string | null;
                                 tags: string[];
                                 /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
@@ -5056,7 +5072,7 @@ export interface paths {
         put?: never;
         /**
          * One action on many assets of a workspace (managers and admins)
-         * @description One request, one transaction: up to 1,000 asset ids (no duplicates) and one action, answered with a result per id in the order given. delete moves the assets to the trash (as DELETE /dam/assets/:id); move sets their folder (folder_id: a folder of the workspace, or null for the top level); tag adds tags to each asset's own (merged, no duplicates; an asset that would have more than 100 is ok false with code VALIDATION_ERROR and keeps its tags); untag removes them; set_visibility sets visibility. Each action takes exactly its own field: folder_id for move, tags for tag and untag, visibility for set_visibility, none for delete; a missing or extra field is 400 VALIDATION_ERROR naming it. A folder_id that is not a folder of the workspace (missing, in the trash or of another workspace) is 400 with field folder_id and nothing changes. An id that is not an asset of the workspace (missing, in the trash, or of another workspace: indistinguishable) is ok false with code NOT_FOUND and is left alone; the others are acted on. move and set_visibility set modified_at as PATCH does, tag and untag on the assets whose tags change. Not a member of the workspace: 404.
+         * @description One request, one transaction: up to 1,000 asset ids (no duplicates) and one action, answered with a result per id in the order given. delete moves the assets to the trash (as DELETE /dam/assets/:id); move sets their folder (folder_id: a folder of the workspace, or null for the top level); tag adds tags to each asset's own (merged, no duplicates; an asset that would have more than 100 is ok false with code VALIDATION_ERROR and keeps its tags); untag removes them; set_visibility sets visibility. Each action takes exactly its own field: folder_id for move, tags for tag and untag, visibility for set_visibility, none for delete; a missing or extra field is 400 VALIDATION_ERROR naming it. A folder_id that is not a folder of the workspace (missing, in the trash or of another workspace) is 400 with field folder_id and nothing changes. An id that is not an asset of the workspace (missing, in the trash, or of another workspace: indistinguishable) is ok false with code NOT_FOUND and is left alone; the others are acted on. move and set_visibility set modified_at as PATCH does, tag and untag on the assets whose tags change. Not a member of the workspace: 404. Instead of asset_ids (exactly one of the two, else 400 naming asset_ids), `search` selects every asset of the workspace that q and filter_by find for the caller, as /search-engine/search-assets does with its default typo options (private assets the caller does not see, uploading ones and the trash are never touched), less `except_ids` (taken only with search). The search is run once, before any write; more than DAM_BULK_SEARCH_MAX assets (10,000 by default) after except_ids is 422 BULK_TOO_MANY_MATCHES naming both numbers, and nothing changes. The assets found are acted on in id order, 1,000 per transaction: a search-based action is not atomic (a chunk committed stays when a later one fails, and an asset changed meanwhile is acted on as it is then; one deleted meanwhile is ok false NOT_FOUND). Its answer is counts, not one result per asset: matched (assets tried), succeeded, and results listing only the failures.
          */
         post: {
             parameters: {
@@ -5069,8 +5085,22 @@ export interface paths {
                 content: {
                     "application/json": {
                         workspaceId: number;
-                        /** @description Assets to act on; results come back in this order */
-                        asset_ids: number[];
+                        /** @description Assets to act on; results come back in this order. Exactly one of asset_ids and search */
+                        asset_ids?: number[];
+                        /** @description Instead of asset_ids: every asset of the workspace this search finds for the caller (q and filter_by as in /search-engine/search-assets; omitted q: every asset), at most DAM_BULK_SEARCH_MAX (10,000 by default) after except_ids */
+                        search?: {
+                            /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator, keywords, camera make and model or lens, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive. Typo-tolerant when nothing matches as typed (num_typos, min_len_1typo, min_len_2typo, typo_tokens_threshold): sunst finds sunset. */
+                            q?: string;
+                            /**
+                             * @description The only searchable field: display name, file name, description, tags, and an asset's embedded caption, creator, keywords, camera make and model, and lens
+                             * @enum {string}
+                             */
+                            query_by?: "search_name";
+                            /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of, unreadable. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), unreadable:false the others; one value, true or false. A malformed expression is 400 with its position. */
+                            filter_by?: string;
+                        };
+                        /** @description search only: assets the search finds that are left alone (deselected ones) */
+                        except_ids?: number[];
                         /** @description delete: to the trash; move: to folder_id; tag / untag: add / remove tags; set_visibility: to visibility */
                         action: "delete" | "move" | "tag" | "untag" | "set_visibility";
                         /** @description move only (required there): the folder, or null for the top level */
@@ -5093,6 +5123,7 @@ export interface paths {
                             /** @enum {boolean} */
                             success: true;
                             data: {
+                                /** @description asset_ids: one per id, in the order given. search: only the assets the action could not be done to (ok false) */
                                 results: {
                                     id: number;
                                     ok: boolean;
@@ -5101,6 +5132,10 @@ export interface paths {
                                     /** @description When ok is false: what went wrong */
                                     error?: string;
                                 }[];
+                                /** @description search only: the assets the search found, less except_ids: those the action was tried on */
+                                matched?: number;
+                                /** @description search only: of those, the ones the action was done to (matched less the failed results) */
+                                succeeded?: number;
                             };
                         };
                     };
@@ -5181,6 +5216,21 @@ export interface paths {
                     };
                 };
                 /** @description Error: a message naming the problem and a stable code */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5227,7 +5277,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         request: {
-                            /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator or keywords, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive; no typo tolerance. */
+                            /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator, keywords, camera make and model or lens, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive. Typo-tolerant when nothing matches as typed (num_typos, min_len_1typo, min_len_2typo, typo_tokens_threshold): sunst finds sunset. */
                             q?: string;
                             /** @description Omitted: all three, in this order */
                             collections?: ("digital_assets" | "digital_assets_categories" | "dam_collections")[];
@@ -5236,16 +5286,16 @@ export interface paths {
                         };
                         /** @description A filter per collection; each collection is filtered by its own entry only */
                         filterQuery?: {
-                            /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. A malformed expression is 400 with its position. */
+                            /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of, unreadable. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), unreadable:false the others; one value, true or false. A malformed expression is 400 with its position. */
                             digital_assets?: string;
-                            /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. A malformed expression is 400 with its position. */
+                            /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of, unreadable. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), unreadable:false the others; one value, true or false. A malformed expression is 400 with its position. */
                             digital_assets_categories?: string;
-                            /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. A malformed expression is 400 with its position. */
+                            /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of, unreadable. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), unreadable:false the others; one value, true or false. A malformed expression is 400 with its position. */
                             dam_collections?: string;
                         };
                         commonSearchParams?: {
                             /**
-                             * @description The only searchable field: display name, file name, description, tags, and an asset's embedded caption, creator and keywords
+                             * @description The only searchable field: display name, file name, description, tags, and an asset's embedded caption, creator, keywords, camera make and model, and lens
                              * @enum {string}
                              */
                             query_by?: "search_name";
@@ -5263,6 +5313,26 @@ export interface paths {
                              * @default 10
                              */
                             max_facet_values?: number;
+                            /**
+                             * @description Most edits (insertion, deletion, substitution, or two neighbouring letters swapped) a query word may differ by from a word of the document. 0 turns typo tolerance off. Typo candidates are whole words of the documents of the searched workspaces (3 to 32 characters, no digits); a query word with a digit is matched as typed.
+                             * @default 2
+                             */
+                            num_typos?: number;
+                            /**
+                             * @description Query words of at least this many characters may have 1 typo
+                             * @default 4
+                             */
+                            min_len_1typo?: number;
+                            /**
+                             * @description Query words of at least this many characters may have 2 typos
+                             * @default 7
+                             */
+                            min_len_2typo?: number;
+                            /**
+                             * @description Words are corrected only when the query as typed finds fewer documents than this (default 1: only when it finds none; 0: never). The corrected query still finds the exact matches, ranked before those found through a typo.
+                             * @default 1
+                             */
+                            typo_tokens_threshold?: number;
                         };
                         /** @description One workspace id. Omitted: every workspace of the caller. A workspace the caller is not a member of is 404: a string of digits or a number */
                         workspace_id_filter?: string | number;
@@ -5333,6 +5403,10 @@ export interface paths {
                                         /** @description Assets only: the file's own keywords (also merged into tags) */
                                         keywords?: string[];
                                         sha256?: string | null;
+                                        /** @description true when the current version's file could not be read when its preview was made: an image that does not decode (e.g. a truncated JPEG), a video, audio file or PDF that its tools cannot open. The file is kept and downloads as uploaded; a later readable version clears the flag. false until checked (the preview job runs shortly after the upload), and for files that are fine but get no preview (camera RAW, an encrypted PDF). Search filter: unreadable:true */
+                                        unreadable?: boolean;
+                                        /** @description Why the file cannot be read, in plain words (e.g. "The image data ends early; the file looks truncated."); never a tool's own message or a server path. null when unreadable is false */
+                                        unreadable_reason?: string | null;
                                         /** @description Assets only: signed URL of the current version's thumbnail (works in <img>) */
                                         thumbnail_url?: string;
                                         /** @description Assets only: signed URL of the current version's file */
@@ -5462,9 +5536,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator or keywords, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive; no typo tolerance. */
+                        /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator, keywords, camera make and model or lens, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive. Typo-tolerant when nothing matches as typed (num_typos, min_len_1typo, min_len_2typo, typo_tokens_threshold): sunst finds sunset. */
                         q?: string;
-                        /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. A malformed expression is 400 with its position. */
+                        /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of, unreadable. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), unreadable:false the others; one value, true or false. A malformed expression is 400 with its position. */
                         filter_by?: string;
                         /** @description Omitted: by relevance when q has words (name starts with q, then every word in the name, then the rest), then newest first. Given: in that order, ties by id in the same direction. modified_at, created_at: by that date. display_file_name: by name, case-insensitive, numbers in names by value (img2 < img10 < IMG11). file_size: by size in bytes; folders and collections have no size and are sorted by name instead. taken_at: by the date the photo or video was taken (embedded metadata); assets without one come last in both directions; folders and collections have none and are sorted by created_at instead. */
                         sort_by?: "modified_at:desc" | "modified_at:asc" | "created_at:desc" | "created_at:asc" | "display_file_name:asc" | "display_file_name:desc" | "file_size:asc" | "file_size:desc" | "taken_at:desc" | "taken_at:asc";
@@ -5484,6 +5558,26 @@ export interface paths {
                          * @default 10
                          */
                         max_facet_values?: number;
+                        /**
+                         * @description Most edits (insertion, deletion, substitution, or two neighbouring letters swapped) a query word may differ by from a word of the document. 0 turns typo tolerance off. Typo candidates are whole words of the documents of the searched workspaces (3 to 32 characters, no digits); a query word with a digit is matched as typed.
+                         * @default 2
+                         */
+                        num_typos?: number;
+                        /**
+                         * @description Query words of at least this many characters may have 1 typo
+                         * @default 4
+                         */
+                        min_len_1typo?: number;
+                        /**
+                         * @description Query words of at least this many characters may have 2 typos
+                         * @default 7
+                         */
+                        min_len_2typo?: number;
+                        /**
+                         * @description Words are corrected only when the query as typed finds fewer documents than this (default 1: only when it finds none; 0: never). The corrected query still finds the exact matches, ranked before those found through a typo.
+                         * @default 1
+                         */
+                        typo_tokens_threshold?: number;
                     };
                 };
             };
@@ -5552,6 +5646,10 @@ export interface paths {
                                         /** @description Assets only: the file's own keywords (also merged into tags) */
                                         keywords?: string[];
                                         sha256?: string | null;
+                                        /** @description true when the current version's file could not be read when its preview was made: an image that does not decode (e.g. a truncated JPEG), a video, audio file or PDF that its tools cannot open. The file is kept and downloads as uploaded; a later readable version clears the flag. false until checked (the preview job runs shortly after the upload), and for files that are fine but get no preview (camera RAW, an encrypted PDF). Search filter: unreadable:true */
+                                        unreadable?: boolean;
+                                        /** @description Why the file cannot be read, in plain words (e.g. "The image data ends early; the file looks truncated."); never a tool's own message or a server path. null when unreadable is false */
+                                        unreadable_reason?: string | null;
                                         /** @description Assets only: signed URL of the current version's thumbnail (works in <img>) */
                                         thumbnail_url?: string;
                                         /** @description Assets only: signed URL of the current version's file */
@@ -5681,9 +5779,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator or keywords, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive; no typo tolerance. */
+                        /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator, keywords, camera make and model or lens, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive. Typo-tolerant when nothing matches as typed (num_typos, min_len_1typo, min_len_2typo, typo_tokens_threshold): sunst finds sunset. */
                         q?: string;
-                        /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. A malformed expression is 400 with its position. */
+                        /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of, unreadable. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), unreadable:false the others; one value, true or false. A malformed expression is 400 with its position. */
                         filter_by?: string;
                         /** @description Omitted: by relevance when q has words (name starts with q, then every word in the name, then the rest), then newest first. Given: in that order, ties by id in the same direction. modified_at, created_at: by that date. display_file_name: by name, case-insensitive, numbers in names by value (img2 < img10 < IMG11). file_size: by size in bytes; folders and collections have no size and are sorted by name instead. taken_at: by the date the photo or video was taken (embedded metadata); assets without one come last in both directions; folders and collections have none and are sorted by created_at instead. */
                         sort_by?: "modified_at:desc" | "modified_at:asc" | "created_at:desc" | "created_at:asc" | "display_file_name:asc" | "display_file_name:desc" | "file_size:asc" | "file_size:desc" | "taken_at:desc" | "taken_at:asc";
@@ -5703,6 +5801,26 @@ export interface paths {
                          * @default 10
                          */
                         max_facet_values?: number;
+                        /**
+                         * @description Most edits (insertion, deletion, substitution, or two neighbouring letters swapped) a query word may differ by from a word of the document. 0 turns typo tolerance off. Typo candidates are whole words of the documents of the searched workspaces (3 to 32 characters, no digits); a query word with a digit is matched as typed.
+                         * @default 2
+                         */
+                        num_typos?: number;
+                        /**
+                         * @description Query words of at least this many characters may have 1 typo
+                         * @default 4
+                         */
+                        min_len_1typo?: number;
+                        /**
+                         * @description Query words of at least this many characters may have 2 typos
+                         * @default 7
+                         */
+                        min_len_2typo?: number;
+                        /**
+                         * @description Words are corrected only when the query as typed finds fewer documents than this (default 1: only when it finds none; 0: never). The corrected query still finds the exact matches, ranked before those found through a typo.
+                         * @default 1
+                         */
+                        typo_tokens_threshold?: number;
                     };
                 };
             };
@@ -5771,6 +5889,10 @@ export interface paths {
                                         /** @description Assets only: the file's own keywords (also merged into tags) */
                                         keywords?: string[];
                                         sha256?: string | null;
+                                        /** @description true when the current version's file could not be read when its preview was made: an image that does not decode (e.g. a truncated JPEG), a video, audio file or PDF that its tools cannot open. The file is kept and downloads as uploaded; a later readable version clears the flag. false until checked (the preview job runs shortly after the upload), and for files that are fine but get no preview (camera RAW, an encrypted PDF). Search filter: unreadable:true */
+                                        unreadable?: boolean;
+                                        /** @description Why the file cannot be read, in plain words (e.g. "The image data ends early; the file looks truncated."); never a tool's own message or a server path. null when unreadable is false */
+                                        unreadable_reason?: string | null;
                                         /** @description Assets only: signed URL of the current version's thumbnail (works in <img>) */
                                         thumbnail_url?: string;
                                         /** @description Assets only: signed URL of the current version's file */
@@ -5900,9 +6022,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator or keywords, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive; no typo tolerance. */
+                        /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator, keywords, camera make and model or lens, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive. Typo-tolerant when nothing matches as typed (num_typos, min_len_1typo, min_len_2typo, typo_tokens_threshold): sunst finds sunset. */
                         q?: string;
-                        /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. A malformed expression is 400 with its position. */
+                        /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of, unreadable. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), unreadable:false the others; one value, true or false. A malformed expression is 400 with its position. */
                         filter_by?: string;
                         /** @description Omitted: by relevance when q has words (name starts with q, then every word in the name, then the rest), then newest first. Given: in that order, ties by id in the same direction. modified_at, created_at: by that date. display_file_name: by name, case-insensitive, numbers in names by value (img2 < img10 < IMG11). file_size: by size in bytes; folders and collections have no size and are sorted by name instead. taken_at: by the date the photo or video was taken (embedded metadata); assets without one come last in both directions; folders and collections have none and are sorted by created_at instead. */
                         sort_by?: "modified_at:desc" | "modified_at:asc" | "created_at:desc" | "created_at:asc" | "display_file_name:asc" | "display_file_name:desc" | "file_size:asc" | "file_size:desc" | "taken_at:desc" | "taken_at:asc";
@@ -5922,6 +6044,26 @@ export interface paths {
                          * @default 10
                          */
                         max_facet_values?: number;
+                        /**
+                         * @description Most edits (insertion, deletion, substitution, or two neighbouring letters swapped) a query word may differ by from a word of the document. 0 turns typo tolerance off. Typo candidates are whole words of the documents of the searched workspaces (3 to 32 characters, no digits); a query word with a digit is matched as typed.
+                         * @default 2
+                         */
+                        num_typos?: number;
+                        /**
+                         * @description Query words of at least this many characters may have 1 typo
+                         * @default 4
+                         */
+                        min_len_1typo?: number;
+                        /**
+                         * @description Query words of at least this many characters may have 2 typos
+                         * @default 7
+                         */
+                        min_len_2typo?: number;
+                        /**
+                         * @description Words are corrected only when the query as typed finds fewer documents than this (default 1: only when it finds none; 0: never). The corrected query still finds the exact matches, ranked before those found through a typo.
+                         * @default 1
+                         */
+                        typo_tokens_threshold?: number;
                     };
                 };
             };
@@ -5990,6 +6132,10 @@ export interface paths {
                                         /** @description Assets only: the file's own keywords (also merged into tags) */
                                         keywords?: string[];
                                         sha256?: string | null;
+                                        /** @description true when the current version's file could not be read when its preview was made: an image that does not decode (e.g. a truncated JPEG), a video, audio file or PDF that its tools cannot open. The file is kept and downloads as uploaded; a later readable version clears the flag. false until checked (the preview job runs shortly after the upload), and for files that are fine but get no preview (camera RAW, an encrypted PDF). Search filter: unreadable:true */
+                                        unreadable?: boolean;
+                                        /** @description Why the file cannot be read, in plain words (e.g. "The image data ends early; the file looks truncated."); never a tool's own message or a server path. null when unreadable is false */
+                                        unreadable_reason?: string | null;
                                         /** @description Assets only: signed URL of the current version's thumbnail (works in <img>) */
                                         thumbnail_url?: string;
                                         /** @description Assets only: signed URL of the current version's file */
@@ -6166,6 +6312,323 @@ export interface paths {
                 };
                 /** @description Error: a message naming the problem and a stable code */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dam/assets/geo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Positions of the assets a search finds, for a map (viewers and up)
+         * @description One [id, latitude, longitude] per asset with a GPS position (embedded metadata), newest assets first, at most `limit` (default 10,000, at most 50,000); `truncated` says more have a position. Clients cluster the points themselves and read an asset's thumbnail from GET /dam/assets/{id} when it is opened. The assets are those a search of digital_assets with the same q and filter_by finds (POST /search-engine/search-assets, whose filter grammar this is): only completed uploads of the caller's workspaces, nothing in the trash, and a private asset (visibility not 0) only for its uploader and the workspace's managers and admins. workspaceId narrows to one workspace (not a member: 404). A malformed filter_by is 400 naming its position.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description One workspace of the caller (not a member: 404). Omitted: every workspace of the caller */
+                    workspaceId?: number;
+                    /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator, keywords, camera make and model or lens, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive. Typo-tolerant when nothing matches as typed (num_typos, min_len_1typo, min_len_2typo, typo_tokens_threshold): sunst finds sunset. */
+                    q?: string;
+                    /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of, unreadable. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), unreadable:false the others; one value, true or false. A malformed expression is 400 with its position. */
+                    filter_by?: string;
+                    /** @description Most points answered (default 10000) */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @description [asset id, latitude, longitude] (degrees north and east) of each matching asset with a position, newest assets (highest id) first */
+                                points: number[][];
+                                /** @description More assets with a position match than `limit`: narrow the search (e.g. a gps:[...] box) to see the rest */
+                                truncated: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dam/assets/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many assets a search finds per month taken, for a timeline (viewers and up)
+         * @description Counts per month (UTC) of the date taken (embedded metadata), newest month first, and the count without a date. With sort_by=taken_at:desc a search lists the same assets in the same order (undated last), so the position of each month in that list is the sum of the counts before it. At most 2400 months (the newest; `truncated`). The assets are those a search of digital_assets with the same q and filter_by finds (POST /search-engine/search-assets, whose filter grammar this is): only completed uploads of the caller's workspaces, nothing in the trash, and a private asset (visibility not 0) only for its uploader and the workspace's managers and admins. workspaceId narrows to one workspace (not a member: 404). A malformed filter_by is 400 naming its position.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description One workspace of the caller (not a member: 404). Omitted: every workspace of the caller */
+                    workspaceId?: number;
+                    /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator, keywords, camera make and model or lens, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive. Typo-tolerant when nothing matches as typed (num_typos, min_len_1typo, min_len_2typo, typo_tokens_threshold): sunst finds sunset. */
+                    q?: string;
+                    /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of, unreadable. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), unreadable:false the others; one value, true or false. A malformed expression is 400 with its position. */
+                    filter_by?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @description Months with at least one matching asset, newest first: the order of sort_by=taken_at:desc */
+                                months: {
+                                    /** @description YYYY-MM, UTC */
+                                    month: string;
+                                    /** @description Matching assets taken in that month */
+                                    count: number;
+                                }[];
+                                /** @description Matching assets without a date taken: they follow the last month in the taken_at order */
+                                undated: number;
+                                /** @description More than 2400 months have assets; the newest 2400 are answered */
+                                truncated: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dam/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tile layer of the map view
+         * @description The URL template and attribution of the map tiles (DAM_MAP_TILE_URL, DAM_MAP_ATTRIBUTION; OpenStreetMap's by default). Browsers load the tiles from there directly: the web client's Content-Security-Policy allows images from that origin only.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @description URL template of the map tiles ({s} subdomain, {z}/{x}/{y}, {r} @2x), from DAM_MAP_TILE_URL */
+                                tile_url: string;
+                                /** @description HTML credit the tile provider requires (links), from DAM_MAP_ATTRIBUTION */
+                                attribution: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7928,6 +8391,10 @@ export interface paths {
                                 page_count: number | null;
                                 /** @description SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it */
                                 sha256: string | null;
+                                /** @description true when the current version's file could not be read when its preview was made: an image that does not decode (e.g. a truncated JPEG), a video, audio file or PDF that its tools cannot open. The file is kept and downloads as uploaded; a later readable version clears the flag. false until checked (the preview job runs shortly after the upload), and for files that are fine but get no preview (camera RAW, an encrypted PDF). Search filter: unreadable:true */
+                                unreadable: boolean;
+                                /** @description Why the file cannot be read, in plain words (e.g. "The image data ends early; the file looks truncated."); never a tool's own message or a server path. null when unreadable is false */
+                                unreadable_reason: string | null;
                                 tags: string[];
                                 /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                                 visibility: number;
@@ -8654,6 +9121,10 @@ export interface paths {
                             page_count: number | null;
                             /** @description SHA-256 of the current version's file (64 lowercase hex digits), computed by a background job shortly after the file is stored; null until then. POST /dam/assets/check-duplicates and the search filters sha256 and duplicate_of use it */
                             sha256: string | null;
+                            /** @description true when the current version's file could not be read when its preview was made: an image that does not decode (e.g. a truncated JPEG), a video, audio file or PDF that its tools cannot open. The file is kept and downloads as uploaded; a later readable version clears the flag. false until checked (the preview job runs shortly after the upload), and for files that are fine but get no preview (camera RAW, an encrypted PDF). Search filter: unreadable:true */
+                            unreadable: boolean;
+                            /** @description Why the file cannot be read, in plain words (e.g. "The image data ends early; the file looks truncated."); never a tool's own message or a server path. null when unreadable is false */
+                            unreadable_reason: string | null;
                             tags: string[];
                             /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing */
                             visibility: number;
@@ -12186,7 +12657,10 @@ export interface paths {
                         version_id?: number;
                         /** @description expires_at: Unix seconds in the future; omitted: 30 days from now; null: never, which only workspace admins may set (403 FORBIDDEN for managers). */
                         expires_at?: number | null;
-                        /** @description Stored only as a scrypt hash; never answered */
+                        /**
+                         * @description At least 8 characters (a passphrase of a few words is best; the web client suggests one). Stored only as a scrypt hash; never answered
+                         * @example meadow river lantern
+                         */
                         password?: string;
                         /**
                          * @description Whether visitors may download the files (default true)
@@ -13221,7 +13695,7 @@ export interface paths {
         put?: never;
         /**
          * Unlock a password-protected shared link: a short-lived share-access token
-         * @description The right password answers a token valid for DAM_SHARE_TOKEN_TTL seconds (default an hour) and for this link only; changing or removing the password ends it. A wrong password is 401 SHARE_PASSWORD_WRONG with attempts_left. Wrong passwords are limited to 10 per link and client address per 15 minutes: over that every try, right or wrong, answers 429 RATE_LIMITED with Retry-After until the oldest failure leaves the window. Every try is recorded in the link's access log (unlock, unlock-failed). A link without a password answers a token too (it is not needed). No bearer token: the key is the credential. An unknown, revoked or expired key (or a link whose folder, collection or version was deleted or is in the trash) answers 404 with the same body. A password-protected link answers 401 SHARE_PASSWORD_REQUIRED until POST /shared/public/{key}/unlock gives a share-access token, sent as the X-Share-Token header or the st query parameter (links followed by a browser, such as downloads, use st). Requests are limited per client address (DAM_SHARE_RATE_LIMIT a minute) and per link (DAM_SHARE_LINK_RATE_LIMIT a minute): over either, 429 RATE_LIMITED with Retry-After.
+         * @description The right password answers a token valid for DAM_SHARE_TOKEN_TTL seconds (default an hour) and for this link only; changing or removing the password ends it. A wrong password is 401 SHARE_PASSWORD_WRONG with attempts_left. Wrong passwords are limited to 10 per link and client address (an IPv6 address counts by its /64) per 15 minutes, and to 50 per link from all addresses together: over either every try, right or wrong, answers 429 RATE_LIMITED with Retry-After until the oldest failure leaves the window. Each wrong password is in the link's access log. Every try is recorded in the link's access log (unlock, unlock-failed). A link without a password answers a token too (it is not needed). No bearer token: the key is the credential. An unknown, revoked or expired key (or a link whose folder, collection or version was deleted or is in the trash) answers 404 with the same body. A password-protected link answers 401 SHARE_PASSWORD_REQUIRED until POST /shared/public/{key}/unlock gives a share-access token, sent as the X-Share-Token header or the st query parameter (links followed by a browser, such as downloads, use st). Requests are limited per client address (DAM_SHARE_RATE_LIMIT a minute) and per link (DAM_SHARE_LINK_RATE_LIMIT a minute): over either, 429 RATE_LIMITED with Retry-After.
          */
         post: {
             parameters: {

@@ -26,6 +26,9 @@ import * as m0022 from './migrations/0022_file_hashes.js';
 import * as m0023 from './migrations/0023_queue_and_listing_indexes.js';
 import * as m0024 from './migrations/0024_team_access.js';
 import * as m0025 from './migrations/0025_asset_uploader.js';
+import * as m0026 from './migrations/0026_asset_unreadable.js';
+import * as m0027 from './migrations/0027_search_terms.js';
+import * as m0028 from './migrations/0028_workspace_creator.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -60,6 +63,9 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0023_queue_and_listing_indexes': m0023,
   '0024_team_access': m0024,
   '0025_asset_uploader': m0025,
+  '0026_asset_unreadable': m0026,
+  '0027_search_terms': m0027,
+  '0028_workspace_creator': m0028,
 };
 
 class ListProvider implements MigrationProvider {

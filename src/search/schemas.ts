@@ -1,8 +1,10 @@
 import { Type, type Static } from 'typebox';
 import { SEARCH_SORT_ORDERS } from '../domain/sort-orders.js';
 import { VISIBILITY_MEANING, WireId } from '../http/schemas.js';
+import { UnreadableProperties } from '../http/unreadable-schemas.js';
 import { FIELD_NAMES } from './filter/index.js';
 import { FacetBy, FacetCounts, MaxFacetValues } from './facets/schemas.js';
+import { TYPO_PARAMS } from './typos/schemas.js';
 
 /**
  * TypeBox schemas of the search endpoints: they
@@ -29,17 +31,18 @@ export const SortBy = Type.Union(
   },
 );
 
-const Q = Type.String({
+export const Q = Type.String({
   // 256 characters keep every word under PostgreSQL's 2046-byte lexeme limit.
   maxLength: 256,
   description:
     '* (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, ' +
-    "file name, description, tags, or an asset's embedded caption, creator or keywords, the last word as a prefix. " +
+    "file name, description, tags, or an asset's embedded caption, creator, keywords, camera make and model or lens, the last word as a prefix. " +
     'Words are runs of letters and digits; file names are also ' +
-    'cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive; no typo tolerance.',
+    'cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive. Typo-tolerant when nothing ' +
+    'matches as typed (num_typos, min_len_1typo, min_len_2typo, typo_tokens_threshold): sunst finds sunset.',
 });
 
-const Filter = Type.String({
+export const Filter = Type.String({
   maxLength: 4096,
   description:
     `Filter expression (the Typesense filter_by grammar). Fields: ${FIELD_NAMES.join(', ')}. Operators := :!= :> :>= :< :<= and : (contains; ` +
@@ -51,7 +54,14 @@ const Filter = Type.String({
     'degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). ' +
     'Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and ' +
     'duplicate_of:=<asset id> (assets whose current file has that asset\'s SHA-256, the asset itself excluded); both := and :!= only. ' +
+    "Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), " +
+    'unreadable:false the others; one value, true or false. ' +
     'A malformed expression is 400 with its position.',
+});
+
+export const QueryBy = Type.Literal('search_name', {
+  description:
+    "The only searchable field: display name, file name, description, tags, and an asset's embedded caption, creator, keywords, camera make and model, and lens",
 });
 
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number; past the end: no hits, found still counts' });
@@ -81,15 +91,12 @@ export const SearchBody = Type.Object(
     commonSearchParams: Type.Optional(
       Type.Object(
         {
-          query_by: Type.Optional(
-            Type.Literal('search_name', {
-              description: "The only searchable field: display name, file name, description, tags, and an asset's embedded caption, creator and keywords",
-            }),
-          ),
+          query_by: Type.Optional(QueryBy),
           per_page: Type.Optional(PerPage),
           page: Type.Optional(Page),
           facet_by: Type.Optional(FacetBy),
           max_facet_values: Type.Optional(MaxFacetValues),
+          ...TYPO_PARAMS,
         },
         strict,
       ),
@@ -110,6 +117,7 @@ export const HelperBody = Type.Object(
     workspace_id_filter: Type.Optional(WorkspaceIdFilter),
     facet_by: Type.Optional(FacetBy),
     max_facet_values: Type.Optional(MaxFacetValues),
+    ...TYPO_PARAMS,
   },
   strict,
 );
@@ -164,6 +172,9 @@ export const SearchDocument = Type.Object({
   sha256: Type.Optional(
     Nullable(Type.String({ description: "Assets only: SHA-256 of the current file (64 lowercase hex digits); null until the server has hashed it" })),
   ),
+  // Issue #27: assets only.
+  unreadable: Type.Optional(UnreadableProperties.unreadable),
+  unreadable_reason: Type.Optional(UnreadableProperties.unreadable_reason),
   thumbnail_url: Type.Optional(Type.String({ description: "Assets only: signed URL of the current version's thumbnail (works in <img>)" })),
   file_url: Type.Optional(Type.String({ description: "Assets only: signed URL of the current version's file" })),
 });

@@ -5,6 +5,7 @@ import { WorkspaceService } from './workspace-service.js';
 import { StorageService } from './storage-service.js';
 import { ServerUploadService } from './server-upload-service.js';
 import { SearchService } from './search-service.js';
+import { OverviewService } from './overview-service.js';
 import { SocialAuthService } from './social-auth-service.js';
 import { createObjectStore } from '../storage/index.js';
 import { JobQueue } from '../jobs/queue.js';
@@ -51,6 +52,7 @@ import { createPaymentProvider } from '../payments/index.js';
 import { installWriteGuard } from './access.js';
 import { createMailer } from '../mail/index.js';
 import { Outbox } from './outbox.js';
+import { UnreadableFiles } from './unreadable-files.js';
 import { InvitationService } from './invitation-service.js';
 import { AccountService } from './account-service.js';
 import { UserAdminService } from './user-admin-service.js';
@@ -67,6 +69,8 @@ export interface Services {
   storage: StorageService;
   serverUpload: ServerUploadService;
   search: SearchService;
+  /** The library's map points and timeline months (issue #27). */
+  overview: OverviewService;
   social: SocialAuthService;
   jobs: JobQueue;
   versions: VersionService;
@@ -111,6 +115,8 @@ export interface Services {
   payments: PaymentService;
   /** E-mail (issue #27, src/mail/): off without DAM_SMTP_URL; buildApp gives it the app's logger. */
   outbox: Outbox;
+  /** Tools' failures: their own words to the log, damaged files marked unreadable (issue #27). buildApp sets its log. */
+  unreadable: UnreadableFiles;
   /** Workspace invitations (issue #27). */
   invitations: InvitationService;
   /** The user's own password and sessions, password links (issue #27). */
@@ -134,12 +140,14 @@ export function buildServices(ctx: AppContext): Services {
   const versions = new VersionService(ctx, store, lifecycle, links, writeback);
   const fetcher = createSafeFetcher(policyFromConfig(ctx.config.proxy));
   const proxyLinks = new ProxyLinks(ctx.secrets, ctx.config.publicUrl, ctx.config.proxy.urlTtl, () => ctx.now());
-  const conversionRunner = new ConversionRunner(ctx, store, new ConversionResults(ctx, store, lifecycle));
+  const unreadable = new UnreadableFiles(ctx);
+  const conversionRunner = new ConversionRunner(ctx, store, new ConversionResults(ctx, store, lifecycle), unreadable);
   const catalog = new CatalogService(ctx);
   const serverUpload = new ServerUploadService(ctx, store, lifecycle);
   const driveConnections = new DriveConnections(ctx);
   const workspaces = new WorkspaceService(ctx);
   const outbox = new Outbox(createMailer(ctx.config.mail));
+  const search = new SearchService(ctx, (ids, grant) => versions.currentLinks(ids, grant), reads);
   const accounts = new AccountService(ctx, auth, outbox);
   return {
     auth,
@@ -150,16 +158,17 @@ export function buildServices(ctx: AppContext): Services {
     catalog,
     storage: new StorageService(ctx, store, lifecycle, writeback),
     serverUpload,
-    search: new SearchService(ctx, (ids, grant) => versions.currentLinks(ids, grant), reads),
+    search,
+    overview: new OverviewService(ctx, search),
     social: new SocialAuthService(ctx, auth),
     jobs,
     versions,
-    renditions: new RenditionService(ctx, store),
+    renditions: new RenditionService(ctx, store, unreadable),
     media: new MediaService(ctx, store, links),
     jobAdmin: new JobAdminService(ctx),
     idempotency: new IdempotencyService(ctx),
     trash: new TrashService(ctx, (ids, grant) => versions.currentLinks(ids, grant)),
-    bulk: new BulkService(ctx),
+    bulk: new BulkService(ctx, search),
     activity: new ActivityService(ctx),
     exiftool,
     embeddedMetadata: new EmbeddedMetadataService(ctx, store, exiftool),
@@ -170,7 +179,7 @@ export function buildServices(ctx: AppContext): Services {
     imageProxy: new ImageProxyService(ctx, fetcher, proxyLinks),
     conversions: new ConversionService(ctx, jobs, conversionRunner),
     conversionRunner,
-    videoPreviews: new VideoPreviewService(ctx, store),
+    videoPreviews: new VideoPreviewService(ctx, store, unreadable),
     shares: new ShareService(ctx),
     shareAccess: new ShareAccessService(ctx, store, links),
     zip: new ZipService(ctx, store, new ZipLinks(ctx.secrets, ctx.config.publicUrl, ctx.config.zip.linkTtl, () => ctx.now())),
@@ -182,6 +191,7 @@ export function buildServices(ctx: AppContext): Services {
     driveImportRunner: new DriveImportRunner(ctx, driveConnections, serverUpload, versions, catalog.folders),
     payments: new PaymentService(ctx, createPaymentProvider(ctx.config.payments)),
     outbox,
+    unreadable,
     invitations: new InvitationService(ctx, auth, workspaces, outbox),
     accounts,
     userAdmin: new UserAdminService(ctx, auth, accounts, () => outbox.enabled),

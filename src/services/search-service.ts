@@ -8,11 +8,14 @@ import { textSearchDialects, type TextSearchDialect } from '../search/dialects/i
 import { compileFilter, predicateSql, requiredWords } from '../search/filter/index.js';
 import { foldAscii } from '../search/filter/bind.js';
 import { facetDialects, parseFacetBy, toFacetCounts, type FacetDialect, type FacetName } from '../search/facets/index.js';
-import { searchDocuments, suggestions, type DocumentRow, type SearchPlan } from '../search/repository.js';
+import { matchingIds, searchDocuments, suggestions, type DocumentRow, type MatchedIds, type SearchPlan } from '../search/repository.js';
 import type { HelperBody, SearchBody, SearchDocument, SearchResponse, SearchResult } from '../search/schemas.js';
 import { queryWords } from '../search/text-query.js';
+import type { TypoOptions } from '../search/typos/options.js';
+import { typosAsked } from '../search/typos/schemas.js';
 import type { Caller } from './auth-service.js';
 import type { FreshReads } from './fresh-reads.js';
+import { forgiving } from './typo-search.js';
 
 /** seed 8: per_page defaults to 10, page to 1. */
 const DEFAULT_PER_PAGE = 10;
@@ -30,6 +33,8 @@ interface CollectionQuery {
   page: number;
   perPage: number;
   facets: FacetsAsked;
+  /** Typo tolerance (issue #27): num_typos, min_len_1typo, min_len_2typo, typo_tokens_threshold. */
+  typos: TypoOptions;
 }
 
 /** facet_by and max_facet_values (issue #12), checked. */
@@ -64,6 +69,8 @@ export function toSearchDocument(row: DocumentRow): SearchDocument {
   if (row.file_name !== null) {
     Object.assign(doc, { file_name: row.file_name, mime_type: row.mime_type ?? '', file_size: row.file_size ?? 0, width: row.width, height: row.height });
     doc.sha256 = row.sha256 ?? null;
+    doc.unreadable = (row.unreadable_reason ?? null) !== null;
+    doc.unreadable_reason = row.unreadable_reason ?? null;
   }
   if (row.description !== null) doc.description = row.description;
   if (row.embedded) Object.assign(doc, row.embedded);
@@ -115,6 +122,7 @@ export class SearchService {
       page: params?.page ?? 1,
       perPage: params?.per_page ?? DEFAULT_PER_PAGE,
       facets,
+      typos: typosAsked(params),
     }));
     // A filter of a collection that was not asked for is still checked, so a mistake never passes silently.
     for (const name of COLLECTION_NAMES) {
@@ -133,9 +141,27 @@ export class SearchService {
       page: body.page ?? 1,
       perPage: body.per_page ?? DEFAULT_PER_PAGE,
       facets: facetsAsked(body.facet_by, body.max_facet_values, 'facet_by'),
+      typos: typosAsked(body),
     };
     const [result] = await this.run(caller, [query], body.workspace_id_filter);
     return result!;
+  }
+
+  /**
+   * The ids of one workspace's assets that q and filter_by match for the caller (issue #27: a bulk action over a
+   * search), under the rules of every search: the caller's membership (404), the private-asset rule, nothing
+   * uploading or in the trash, and typos forgiven as a search with the default typo options forgives them (so the
+   * assets are those the library showed). In id order, at most `limit`, with how many match in all. `field` names the
+   * request member in a filter's 400.
+   */
+  async matchingAssetIds(caller: Caller, workspaceId: number, search: { q?: string; filter_by?: string }, field: string, limit: number): Promise<MatchedIds> {
+    const predicate = compileFilter(search.filter_by, `${field}.filter_by`);
+    const words = queryWords(search.q ?? '*');
+    const { workspaceIds, viewer } = await this.workspaces(caller, workspaceId);
+    const filter = predicate && predicateSql(predicate, workspaceIds, viewer);
+    const plan: SearchPlan = { kind: KIND.digital_assets, workspaceIds, viewer, words, filter, required: requiredWords(predicate), sort: null };
+    // The typo rule of a search (typo-search.ts), over ids instead of a page.
+    return forgiving(this.ctx.db, this.text, plan, typosAsked(undefined), (p) => matchingIds(this.ctx.db, this.text, p, limit));
   }
 
   /** Up to 10 completions: tags, then names, that start with q (ASCII case folded), without case duplicates. */
@@ -177,7 +203,9 @@ export class SearchService {
         const facets = fields.length ? { fields, limit, sample: this.ctx.config.searchFacetSample, dialect: this.facetDialect } : null;
         const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, viewer, words, filter, required, sort, facets };
         const offset = (query.page - 1) * query.perPage;
-        const { found, rows, facets: counted } = await searchDocuments(this.ctx.db, this.text, plan, query.perPage, offset);
+        const { found, rows, facets: counted } = await forgiving(this.ctx.db, this.text, plan, query.typos, (p) =>
+          searchDocuments(this.ctx.db, this.text, p, query.perPage, offset),
+        );
         const links = query.collection === 'digital_assets' ? await this.assetLinks(rows.map((r) => r.id), { userId: caller.id }) : undefined;
         const hits = rows.map((row) => ({ document: { ...toSearchDocument(row), ...links?.get(row.id) } }));
         const facet_counts = toFacetCounts(fields, counted?.rows ?? [], found, counted?.sampled ?? false);

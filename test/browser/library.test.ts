@@ -200,6 +200,10 @@ describe.skipIf(!hasChromium)('the library, in chromium', () => {
       await page.reload();
       await page.getByText('No assets match').waitFor();
       await expect(page.getByLabel('Visibility').inputValue()).resolves.toBe('private');
+      // The empty state offers the way out (issue #27: every empty state says what to do next).
+      await page.getByRole('button', { name: 'Clear the search and filters' }).click();
+      await expect.poll(() => gridNames(page)).toHaveLength(7);
+      expect(new URL(page.url()).searchParams.get('visibility')).toBeNull();
     } finally {
       await context.close();
     }

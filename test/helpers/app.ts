@@ -4,6 +4,7 @@ import type { AppConfig } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import type { DialectName } from '../../src/db/dialects/types.js';
 import { loadPlansFile } from '../../src/payments/plans.js';
+import { OSM_ATTRIBUTION, OSM_TILE_URL } from '../../src/domain/map-tiles.js';
 import { openTestDatabase, tempDir } from './databases.js';
 
 /** The plans file shipped with the project (config/plans.json): free, team and business. */
@@ -25,7 +26,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     sessionTtl: 3600,
     allowRegistration: true,
     logLevel: 'silent',
-    trustProxy: true,
+    trustProxy: 1,
     loginRateLimit: 1000,
     loginRateWindowMs: 60_000,
     // High enough that no other test meets it; test/rate-limits.test.ts sets a small one.
@@ -45,6 +46,8 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     social: { google: null },
     trashDays: 30,
     searchFacetSample: 5_000,
+    // The production default; test/bulk-search.test.ts sets a small one.
+    bulkSearchMax: 10_000,
     // Not configured unless a test points it at test/helpers/fake-openai.ts.
     imageGen: null,
     proxy: { maxBytes: 20 * 1024 * 1024, ports: [80, 443], allowHosts: [], timeoutMs: 10_000, urlTtl: 3600, rateLimit: 600 },
@@ -63,6 +66,12 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     // No e-mail unless a test points it at test/helpers/smtp.ts.
     mail: null,
     inviteTtl: 7 * 24 * 3600,
+    // The production defaults (issue #28); test/workspaces.test.ts and test/request-bounds.test.ts set small ones.
+    maxWorkspacesPerUser: 10,
+    bodyTimeoutMs: 30_000,
+    uploadIdleTimeoutMs: 60_000,
+    // The production default (OpenStreetMap); test/map-timeline.test.ts points it at its own tile server.
+    map: { tileUrl: OSM_TILE_URL, attribution: OSM_ATTRIBUTION },
     ...overrides,
   };
   return Object.freeze(config);

@@ -10,6 +10,8 @@ export type Predicate =
   | { readonly type: 'collection'; readonly negate: boolean; readonly values: readonly number[] }
   | { readonly type: 'hash'; readonly negate: boolean; readonly values: readonly string[] }
   | { readonly type: 'duplicate'; readonly negate: boolean; readonly values: readonly number[] }
+  /** Issue #27, unreadable:true: `negate` turns it into "not unreadable". */
+  | { readonly type: 'flag'; readonly field: FieldSpec; readonly negate: boolean }
   | { readonly type: 'compare'; readonly field: FieldSpec; readonly op: '>' | '>=' | '<' | '<='; readonly value: number }
   | { readonly type: 'number'; readonly field: FieldSpec; readonly negate: boolean; readonly values: readonly number[]; readonly ranges: readonly (readonly [number, number])[] };
 
@@ -120,6 +122,7 @@ function bindField(c: Condition): Predicate {
   }
   if (field.kind === 'geo') return bindGeo(c);
   if (field.kind === 'hash' || field.kind === 'duplicate') return bindHash(c, field.kind);
+  if (field.kind === 'flag') return bindFlag(c, field);
   if (field.kind !== 'number') {
     if (c.operator !== ':=' && c.operator !== ':!=' && c.operator !== ':') {
       throw new FilterError(`${c.operator} compares numbers; ${c.field} is text: use :=, :!= or :`, c.operatorPosition);
@@ -147,6 +150,17 @@ function bindField(c: Condition): Predicate {
     throw new FilterError(`${c.operator} takes one value, not a list; use [a..b] with := for ranges`, c.operatorPosition);
   }
   return { type: 'compare', field, op: c.operator.slice(1) as '>' | '>=' | '<' | '<=', value: integer(only.value, c.field) };
+}
+
+/** unreadable:true, unreadable:=false, unreadable:!=true (issue #27): one value, true or false. */
+function bindFlag(c: Condition, field: FieldSpec): Predicate {
+  if (c.operator !== ':=' && c.operator !== ':!=' && c.operator !== ':') throw new FilterError(`${c.field} is true or false: use :, := or :!=`, c.operatorPosition);
+  const values = plainValues(c, 'true or false');
+  const only = values[0];
+  if (c.isList || values.length !== 1 || !only) throw new FilterError(`${c.field} takes one value, true or false`, c.operatorPosition);
+  const text = foldAscii(only.text);
+  if (text !== 'true' && text !== 'false') throw new FilterError(`${c.field} needs true or false, found "${only.text.slice(0, 80)}"`, only.position);
+  return { type: 'flag', field, negate: (text === 'false') !== (c.operator === ':!=') };
 }
 
 const SHA256 = /^[0-9a-f]{64}$/;

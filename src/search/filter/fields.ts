@@ -4,12 +4,13 @@
  * collection_id reads the collections' membership, and since issue #12 the
  * embedded metadata of assets: taken_at, taken_year, camera_make,
  * camera_model, creator, keywords and the gps box; since issue #19 the SHA-256
- * of an asset's current file: sha256 and duplicate_of).
+ * of an asset's current file: sha256 and duplicate_of; since issue #27 unreadable, whether the current file
+ * could not be read).
  * Every collection has every field; a folder's file_type is `folder`, a
  * collection's `collection`, and orientation and the embedded fields are
  * absent (null) on both.
  */
-export type FieldKind = 'string' | 'number' | 'tags' | 'collection' | 'geo' | 'hash' | 'duplicate';
+export type FieldKind = 'string' | 'number' | 'tags' | 'collection' | 'geo' | 'hash' | 'duplicate' | 'flag';
 
 /** Columns of search_documents. */
 export type DocumentColumn = 'file_type' | 'orientation' | 'visibility' | 'modified_at' | 'created_at' | 'ref_id' | 'folder_id' | 'taken_at';
@@ -89,6 +90,13 @@ export const FILTER_FIELDS: Readonly<Record<string, FieldSpec>> = {
     column: null,
     ...facts,
     description: 'asset ids: duplicate_of:=42 is the assets whose current file has the same SHA-256 as asset 42\'s, asset 42 itself excluded',
+  },
+  // Unreadable files (issue #27): assets.unreadable_reason is set, read through its partial index (migration 0026).
+  unreadable: {
+    kind: 'flag',
+    column: null,
+    ...facts,
+    description: "true or false: unreadable:true is the assets whose current file could not be read; unreadable:false the others (folders and collections too)",
   },
 };
 

@@ -131,6 +131,12 @@ export function predicateSql(p: Predicate, workspaceIds: readonly number[], view
           AND o.sha256 IS NOT NULL AND NOT ${oneOf(sql.ref('h.id'), p.values)}${visible ? sql` AND ${visible}` : sql``}`;
       return member(rows, p.negate);
     }
+    case 'flag': {
+      // Issue #27: assets whose current file could not be read (assets_unreadable_idx, partial, behind workspace_id).
+      const rows = sql`SELECT CAST(u.id AS BIGINT) * 4 + ${sql.lit(KIND.digital_assets)} FROM assets u
+        WHERE u.workspace_id IN (${sql.join(workspaceIds)}) AND u.unreadable_reason IS NOT NULL`;
+      return member(rows, p.negate);
+    }
     case 'collection': {
       // Members are assets; their doc_id is asset_id * 4 + the assets' kind (collections.ts). A collection
       // in the trash has no members here (its trashed members are not in the index anyway).

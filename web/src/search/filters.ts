@@ -15,6 +15,8 @@ export interface LibraryQuery {
   /** camera_model and creator equal to this (case-insensitive), or ''. */
   camera: string;
   creator: string;
+  /** Only assets whose file could not be read (issue #27); `?unreadable=1`. */
+  unreadable: boolean;
   sort: SortBy;
   page: number;
   folderId: number | null;
@@ -73,6 +75,7 @@ export function emptyQuery(): LibraryQuery {
     takenTo: '',
     camera: '',
     creator: '',
+    unreadable: false,
     sort: 'modified_at:desc',
     page: 1,
     folderId: null,
@@ -117,6 +120,7 @@ export function assetFilter(query: LibraryQuery): string {
   if (to !== null) conditions.push(`taken_at:<=${to + DAY - 1}`);
   if (query.camera) conditions.push(`camera_model:=${quote(query.camera)}`);
   if (query.creator) conditions.push(`creator:=${quote(query.creator)}`);
+  if (query.unreadable) conditions.push('unreadable:true');
   if (query.folderId !== null) {
     const below = query.subfolders ? (query.belowIds ?? []) : [];
     conditions.push(below.length ? `folder_id:=[${[query.folderId, ...below].join(', ')}]` : `folder_id:=${query.folderId}`);
@@ -152,12 +156,13 @@ export function activeFilterCount(query: LibraryQuery): number {
     query.takenFrom !== '' || query.takenTo !== '',
     query.camera !== '',
     query.creator !== '',
+    query.unreadable,
   ].filter(Boolean).length;
 }
 
 /** The library state without any filter (the search words, sort, place and page stay). */
 export function withoutFilters(query: LibraryQuery): LibraryQuery {
-  return { ...query, fileTypes: [], tags: [], orientation: '', visibility: '', modifiedSince: null, takenFrom: '', takenTo: '', camera: '', creator: '' };
+  return { ...query, fileTypes: [], tags: [], orientation: '', visibility: '', modifiedSince: null, takenFrom: '', takenTo: '', camera: '', creator: '', unreadable: false };
 }
 
 type RouteQuery = Record<string, string | null | (string | null)[] | undefined>;
@@ -181,6 +186,7 @@ export function fromRoute(raw: RouteQuery): LibraryQuery {
   q.takenTo = dayStart(one(raw.taken_to)) === null ? '' : one(raw.taken_to);
   q.camera = one(raw.camera).trim();
   q.creator = one(raw.creator).trim();
+  q.unreadable = one(raw.unreadable) === '1';
   const sort = one(raw.sort);
   if (SORTS.some((s) => s.value === sort)) q.sort = sort as SortBy;
   q.page = positive(one(raw.page)) ?? 1;
@@ -204,6 +210,7 @@ export function toRoute(query: LibraryQuery, workspaceId: number | null): Record
   if (query.takenTo) out.taken_to = query.takenTo;
   if (query.camera) out.camera = query.camera;
   if (query.creator) out.creator = query.creator;
+  if (query.unreadable) out.unreadable = '1';
   if (query.sort !== 'modified_at:desc') out.sort = query.sort;
   if (query.page > 1) out.page = String(query.page);
   if (query.folderId !== null) out.folder = String(query.folderId);
