@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-// `npm run bench:zip [-- --gib <n>] [--big-gib <n>] [--files <n>] [--dir <path>] [--keep]`
+// `npm run bench:zip [-- --gib <n>] [--big-gib <n>] [--files <n>] [--entries <n>] [--many-only] [--dir <path>] [--keep]`
+//
+// Many entries (issue #38): first, a folder of --entries (default 100,000) empty sub-folders and a
+// folder of as many tiny files are each streamed as one ZIP; time to the first byte and in all are
+// printed, and the archive's entry count is checked with yauzl. Their rows are written straight into
+// the server's SQLite database (the files all share the object of one uploaded 16-byte file): making
+// 100,000 of them through the API would take longer than what is measured.
 //
 // Uploads a selection (default 6 GiB: one 4.5 GiB video, so one entry over 4 GiB, and 24 JPEG-typed
 // files sharing the rest) through the presigned flow to a server on loopback (local store), then
@@ -53,6 +59,8 @@ const usage = `usage: npm run bench:zip [-- options]
   --big-gib <n>    size of the largest file in GiB (default 4.5, or 3/4 of --gib when that is smaller)
   --files <n>      number of other files sharing the rest (default 24)
   --dir <path>     parent of the temporary data dir (default ./data, the server's default data dir)
+  --entries <n>    entries of the many-entries cases (default 100000; 0 skips them)
+  --many-only      run only the many-entries cases
   --keep           keep the data dir (objects and the downloaded ZIP) for inspection
   --cold           drop the page cache before every timed pass (Linux, root): all three read the disk`;
 
@@ -69,6 +77,8 @@ function parseOptions() {
         gib: { type: 'string', default: '6' },
         'big-gib': { type: 'string' },
         files: { type: 'string', default: '24' },
+        entries: { type: 'string', default: '100000' },
+        'many-only': { type: 'boolean', default: false },
         dir: { type: 'string', default: path.join(root, 'data') },
         keep: { type: 'boolean', default: false },
         cold: { type: 'boolean', default: false },
@@ -91,7 +101,9 @@ function parseOptions() {
   const rest = total - big;
   const small = Math.floor(rest / files);
   const sizes = [big, ...Array.from({ length: files }, (_, i) => (i === files - 1 ? rest - small * (files - 1) : small))];
-  return { total, sizes, parentDir: path.resolve(values.dir), keep: values.keep, cold: values.cold };
+  const entries = Number(values.entries);
+  if (!Number.isInteger(entries) || entries < 0 || entries > 1_000_000) fail(`--entries must be an integer from 0 to 1000000, got "${values.entries}"`, 2);
+  return { total, sizes, parentDir: path.resolve(values.dir), keep: values.keep, cold: values.cold, entries, manyOnly: values['many-only'] };
 }
 
 // ---------------------------------------------------------------- helpers
@@ -277,6 +289,98 @@ async function unzipTest(file) {
   }
 }
 
+// ---------------------------------------------------------------- many entries (issue #38)
+
+/** GET whose body goes to `file`: { firstByteMs, ms, bytes }; the first byte is the first body chunk. */
+function timedDownload(url, headers, file) {
+  const t0 = now();
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent, headers }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return reject(new Error(`GET ${new URL(url).pathname} answered ${res.statusCode}`));
+      }
+      let firstByteMs;
+      let bytes = 0;
+      res.on('data', (c) => {
+        firstByteMs ??= now() - t0;
+        bytes += c.length;
+      });
+      pipeline(res, createWriteStream(file)).then(() => resolve({ firstByteMs, ms: now() - t0, bytes }), reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+async function countEntries(yauzl, file) {
+  const zip = await yauzl.openPromise(file, { lazyEntries: true });
+  let n = 0;
+  for await (const entry of zip.eachEntry()) if (entry) n++;
+  zip.close();
+  return n;
+}
+
+/**
+ * A folder of `n` empty sub-folders and one of `n` tiny files, each downloaded as one ZIP. The rows are
+ * inserted into the server's database directly (it runs in WAL mode; better-sqlite3 waits for its lock).
+ */
+async function manyEntries({ api, base, dataDir, workspaceId, n, yauzl, benchDir }) {
+  const { default: Database } = await import('better-sqlite3');
+  const folder = async (name) => (await api.call('POST', '/dam/folders', { json: { workspace_id: workspaceId, name }, expect: [200, 201] })).json.data.id;
+  const empty = await folder('Empty folders');
+  const tiny = await folder('Tiny files');
+  const pool = Array.from({ length: POOL }, () => Buffer.from('sixteen bytes..\n'));
+  const one = await uploadFile(api, pool, workspaceId, { size: 16, name: 'tiny.txt', type: 'text/plain' });
+  const db = new Database(path.join(dataDir, 'dam.sqlite'), { timeout: 60_000 });
+  process.stdout.write(`inserting ${n} folders and ${n} assets into the database ... `);
+  const t0 = now();
+  const at = Math.floor(Date.now() / 1000);
+  const insertFolder = db.prepare(
+    'INSERT INTO folders (workspace_id, parent_id, name, name_key, visibility, tags, created_at, modified_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)',
+  );
+  const columns = db
+    .prepare('PRAGMA table_info(assets)')
+    .all()
+    .map((c) => c.name)
+    .filter((c) => c !== 'id' && c !== 'folder_id' && c !== 'display_file_name');
+  const cloneAsset = db.prepare(`INSERT INTO assets (${columns.join(', ')}, folder_id, display_file_name) SELECT ${columns.join(', ')}, ?, ? FROM assets WHERE id = ?`);
+  db.transaction(() => {
+    for (let i = 0; i < n; i++) {
+      const name = `folder ${String(i).padStart(6, '0')}`;
+      insertFolder.run(workspaceId, empty, name, name, '[]', at, at);
+      cloneAsset.run(tiny, `file ${String(i).padStart(6, '0')}.txt`, one);
+    }
+  })();
+  db.close();
+  console.log(fmtS(now() - t0));
+  const rows = [];
+  for (const [label, folderId] of [
+    [`${n} empty folders`, empty],
+    [`${n} tiny files (16 bytes, deflated)`, tiny],
+  ]) {
+    process.stdout.write(`GET /zip/download of ${label} ... `);
+    const file = path.join(benchDir, `many-${folderId}.zip`);
+    const got = await timedDownload(`${base}/zip/download?workspaceId=${workspaceId}&folder_id=${folderId}`, api.authHeaders(), file);
+    const entries = await countEntries(yauzl, file);
+    await rm(file, { force: true });
+    if (entries !== n) throw new Error(`the ZIP of ${label} has ${entries} entries, expected ${n}`);
+    console.log(`first byte ${fmtS(got.firstByteMs)}, all ${fmtS(got.ms)}, ${fmtMB(got.bytes)}`);
+    rows.push({ label, ...got, entries });
+  }
+  return rows;
+}
+
+function printMany(rows) {
+  if (!rows) return;
+  console.log('\nMany entries (issue #38): GET /zip/download on loopback, node:http, checked by yauzl\n');
+  console.log(`  ${'case'.padEnd(44)}${'first byte'.padStart(12)}${'total'.padStart(10)}${'per entry'.padStart(12)}${'ZIP'.padStart(12)}`);
+  for (const r of rows) {
+    console.log(
+      `  ${r.label.padEnd(44)}${fmtS(r.firstByteMs).padStart(12)}${fmtS(r.ms).padStart(10)}${`${((r.ms * 1000) / r.entries).toFixed(0)} µs`.padStart(12)}${fmtMB(r.bytes).padStart(12)}`,
+    );
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 async function main() {
@@ -309,7 +413,7 @@ async function main() {
     await mkdir(opts.parentDir, { recursive: true });
     benchDir = await mkdtemp(path.join(opts.parentDir, 'bench-zip-'));
     const fsInfo = await statfs(benchDir);
-    const needed = 2 * opts.total + GiB;
+    const needed = opts.manyOnly ? GiB : 2 * opts.total + GiB;
     if (fsInfo.bavail * fsInfo.bsize < needed) {
       throw new Error(`${benchDir}: ${fmtMB(fsInfo.bavail * fsInfo.bsize)} free; the benchmark needs about ${fmtMB(needed)} (the objects, then the ZIP for unzip -t)`);
     }
@@ -336,6 +440,11 @@ async function main() {
       const reg = await api.call('POST', '/auth/register', { json: { email: 'bench@example.com', password: 'bench-password-123', name: 'Bench' }, expect: [201] });
       api.setToken(reg.json.token);
       const workspaceId = reg.json.workspaces[0].id;
+      const many = opts.entries > 0 ? await manyEntries({ api, base: server.base, dataDir, workspaceId, n: opts.entries, yauzl, benchDir }) : undefined;
+      if (opts.manyOnly) {
+        printMany(many);
+        return 0;
+      }
 
       process.stdout.write('uploading the selection ... ');
       const pool = makePool();
@@ -420,7 +529,7 @@ async function main() {
       if (unzip !== undefined && !/No errors detected/.test(unzip)) throw new Error(`unzip -t: ${unzip}`);
 
       const peakRss = Math.max(sampledPeak, hwmReset ? (end?.hwm ?? 0) : 0);
-      result = { rawBefore, rawAfter, plain, zipMs, zipBytes: zipped.bytes, baseline: baseline?.rss, peakRss, samples, hwmReset, unzip };
+      result = { rawBefore, rawAfter, plain, zipMs, zipBytes: zipped.bytes, baseline: baseline?.rss, peakRss, samples, hwmReset, unzip, many };
     } catch (err) {
       const logs = server.logs();
       if (logs) err.message += `\n--- server output ---\n${logs}`;
@@ -458,6 +567,7 @@ async function main() {
     console.log(`  ZIP size                        ${result.zipBytes} bytes (${result.zipBytes - opts.total} bytes of headers, descriptors and directory)`);
     const zip64 = opts.sizes[0] > 0xfffffffe ? ', ZIP64 on the entry over 4 GiB' : '';
     console.log(`  verified                        yauzl: ${files.length} stored entries, names and sizes${zip64}; unzip -t: ${result.unzip ?? 'skipped'}`);
+    printMany(result.many);
     return 0;
   } finally {
     await cleanup();

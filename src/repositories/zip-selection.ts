@@ -57,21 +57,32 @@ export async function countSubtreeAssets(db: DB, workspaceId: number, folderId: 
   return Number(row.n);
 }
 
-/** The next `limit` assets of the subtree after asset id `afterId`, by id. */
-export function subtreeAssetsAfter(db: DB, workspaceId: number, folderId: number, afterId: number, limit: number, sight: AssetSight): Promise<ArchivedAsset[]> {
-  return subtreeAssets(db, workspaceId, folderId, sight).select(ASSET_COLUMNS).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+/**
+ * The next `limit` ready assets after asset id `afterId`, by id, of the given folders (at most a few
+ * hundred ids): the caller has walked the subtree once already, so its pages need not walk it again
+ * (a walk per page took about 0.2 s under 100,000 folders on SQLite, issue #38).
+ */
+export function folderAssetsAfter(
+  db: DB,
+  workspaceId: number,
+  folderIds: readonly number[],
+  afterId: number,
+  limit: number,
+  sight: AssetSight,
+): Promise<ArchivedAsset[]> {
+  if (folderIds.length === 0) return Promise.resolve([]);
+  return archivable(db, workspaceId, sight).where('folder_id', 'in', folderIds).where('id', '>', afterId).orderBy('id').limit(limit).execute();
 }
 
 /** Of `ids`, the ready assets of the workspace not in the trash that `sight` sees (any order). */
 export function archivedAssets(db: DB, workspaceId: number, ids: readonly number[], sight: AssetSight): Promise<ArchivedAsset[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  const q = db
-    .selectFrom('assets')
-    .select(ASSET_COLUMNS)
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'ready')
-    .where('deleted_at', 'is', null)
-    .where('id', 'in', ids);
+  return archivable(db, workspaceId, sight).where('id', 'in', ids).execute();
+}
+
+/** The ready assets of the workspace, not in the trash, that `sight` sees: what an archive may hold. */
+function archivable(db: DB, workspaceId: number, sight: AssetSight) {
+  const q = db.selectFrom('assets').select(ASSET_COLUMNS).where('workspace_id', '=', workspaceId).where('status', '=', 'ready').where('deleted_at', 'is', null);
   const visible = visibleAssetsSql(sight);
-  return (visible ? q.where(visible) : q).execute();
+  return visible ? q.where(visible) : q;
 }

@@ -130,8 +130,8 @@ export const ZipImportEntrySchema = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()], {
     description:
       'For skipped and failed entries: an entry problem (unsafe_name, symlink, special_file, encrypted, unsupported_compression), ' +
-      'too_large (over the largest file size), limit (the import\'s byte budget or the compression-ratio cap), corrupt (CRC or ' +
-      'size mismatch, truncated data) or error',
+      'too_large (over the largest file size), limit (the import\'s byte budget or the compression-ratio cap, of the entry or of ' +
+      'the whole archive), quota (the workspace\'s plan has no room for it), corrupt (CRC or size mismatch, truncated data) or error',
   }),
   message: Type.Union([Type.String(), Type.Null()]),
   asset_id: Type.Union([Id(), Type.Null()], { description: 'The asset a file became' }),

@@ -178,15 +178,21 @@ export const zipRoutes: FastifyPluginCallbackTypebox<{ zip: ZipService; zipImpor
         tags,
         summary: 'Import a stored ZIP into the library (managers and admins)',
         description:
-          'Checks the archive (a ZIP, at most DAM_ZIP_MAX_ENTRIES entries, declared sizes within DAM_ZIP_MAX_UNCOMPRESSED; ' +
-          'otherwise 422 ZIP_INVALID or ZIP_LIMIT_EXCEEDED) and answers 202 with the import job (status queued); poll ' +
-          'GET /zip/extract/{jobId}. The job takes the entries in archive order: each directory becomes a folder under folder_id ' +
+          'Checks the archive (a ZIP whose entries do not overlap, at most DAM_ZIP_MAX_ENTRIES entries, declared sizes within ' +
+          'DAM_ZIP_MAX_UNCOMPRESSED; otherwise 422 ZIP_INVALID or ZIP_LIMIT_EXCEEDED) and answers 202 with the import job (status ' +
+          'queued); poll GET /zip/extract/{jobId}. The job takes the entries in archive order: each directory becomes a folder under folder_id ' +
           '(default the top level; a folder of the same name already there is reused), each file a new asset in its folder, as ' +
           'an upload through this server would (type from its bytes, thumbnails, the asset.upload activity entry by the requester). ' +
           'Entries with an unsafe name, symbolic links, special files, encrypted entries and unsupported compression methods are ' +
           'skipped and reported, never followed. Bytes are counted as they are inflated: a file past the largest file size is ' +
           'skipped (too_large), one past the compression-ratio cap or the import\'s byte budget is skipped (limit), one whose CRC or ' +
-          'size does not match is failed (corrupt); the rest goes on. Viewers: 403; an asset of another workspace: 404.',
+          'size does not match is failed (corrupt); the rest goes on. The byte budget is DAM_ZIP_MAX_UNCOMPRESSED, or ' +
+          'DAM_ZIP_MAX_RATIO times the archive\'s size (at least 1 MiB) when that is less: the ratio cap holds for the whole ' +
+          'archive, not only per entry. Each file\'s declared size is reserved from the workspace\'s storage quota before it is ' +
+          'inflated, and no more is written: a file that does not fit is skipped (quota) and the import goes on with the next. ' +
+          'Entries that overlap (share bytes, so that one stored entry would be imported many times) make the archive invalid: ' +
+          '422 ZIP_INVALID at once, or, should the archive have changed since, a failed import before anything is written. ' +
+          'Viewers: 403; an asset of another workspace: 404.',
         body: ZipImportBody,
         response: { 202: Envelope(ZipImportSchema), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
       },

@@ -12,12 +12,14 @@ import * as assets from '../repositories/assets.js';
 import * as repo from '../repositories/zip-imports.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { sanitizeSegment } from '../zip/entry-names.js';
-import { ZipArchive, ZipInvalidError, ZipLimitError, type ZipEntryInfo } from '../zip/zip-reader.js';
+import { LocalRecords, RATIO_FLOOR, ZipArchive, ZipInvalidError, ZipLimitError, type ZipEntryInfo } from '../zip/zip-reader.js';
 import type { Caller } from './auth-service.js';
+import * as quota from './quota-service.js';
 import type { FolderService } from './folder-service.js';
-import { findOrCreateFolder, importRequester, importRoot } from './import-requests.js';
+import { importRequester, importRoot } from './import-requests.js';
 import type { ServerUploadService } from './server-upload-service.js';
 import { tempFilePath } from './work-dir.js';
+import { ImportFolders } from './zip-import-folders.js';
 
 /** The error of an attempt that failed on the way (the store, the database): the job is retried. */
 const TRANSIENT = 'Reading the archive or storing a file failed; the import is retried';
@@ -43,6 +45,10 @@ interface Run {
   root: number | null;
   /** Bytes inflated by this import so far, this run and earlier ones. */
   bytes: number;
+  /** The most bytes this import may inflate in all: DAM_ZIP_MAX_UNCOMPRESSED, or less when the archive's ratio cap is lower. */
+  cap: number;
+  /** Why `cap` is what it is, for the entries it stops. */
+  capMessage: string;
   /** Directory path (sanitised segments joined by /) -> its folder. */
   folders: Map<string, number | null>;
 }
@@ -56,6 +62,15 @@ interface Run {
  * entry is recorded once (`(import, index)`), so a run after a crash or a retry goes on where the
  * last one stopped; an entry whose asset was created but not yet recorded when the process died is
  * imported again (one duplicate at most per crash).
+ *
+ * Amplification (issue #28): the central directory is read whole first, and an archive whose
+ * entries overlap fails before anything is written (ZIP_INVALID's reason). All entries together
+ * inflate to at most DAM_ZIP_MAX_RATIO times the archive's size (at least 1 MiB) and
+ * DAM_ZIP_MAX_UNCOMPRESSED; an entry that no longer fits is skipped (`limit`), as one past the
+ * import's byte budget always was. Each file's declared size is reserved from the workspace's
+ * storage quota before it is inflated (yauzl and the reader's guard cut the stream at that size),
+ * so an import never writes more than the plan allows; an entry that does not fit is skipped
+ * (`quota`) and the next, smaller ones may still fit.
  */
 export class ZipImportRunner {
   constructor(
@@ -64,6 +79,9 @@ export class ZipImportRunner {
     private readonly uploads: ServerUploadService,
     private readonly folderService: FolderService,
   ) {}
+
+  /** Each run's folders by parent and name, read once per parent (zip-import-folders.ts). */
+  private readonly runFolders = new WeakMap<Run, ImportFolders>();
 
   async run(importId: number): Promise<void> {
     const { db } = this.ctx;
@@ -74,10 +92,11 @@ export class ZipImportRunner {
       const caller = await importRequester(db, imp);
       const source = imp.source_asset_id === null ? undefined : await assets.findAsset(db, imp.source_asset_id);
       if (!source || !assets.inCatalog(source) || !source.storage_key) throw new PermanentJobError('The archive was deleted before it was imported');
+      await this.checkLayout(source.storage_key, source.file_size);
       const archive = await ZipArchive.open(this.store, source.storage_key, source.file_size);
       try {
         const root = await importRoot(db, imp);
-        const run: Run = { imp, caller, archive, root, bytes: imp.bytes_written, folders: new Map([['', root]]) };
+        const run: Run = { imp, caller, archive, root, bytes: imp.bytes_written, ...this.capOf(archive), folders: new Map([['', root]]) };
         await repo.updateImport(db, importId, { total_entries: archive.entryCount }, this.ctx.now());
         const recorded = await repo.recordedEntries(db, importId);
         for await (const { info, entry } of archive.entries()) {
@@ -118,42 +137,52 @@ export class ZipImportRunner {
     await repo.updateImport(this.ctx.db, importId, { status: 'failed', error: reason }, this.ctx.now());
   }
 
+  /**
+   * Reads the central directory once before anything is imported: more entries than an import takes
+   * (the archive may have changed since it was checked) or entries that overlap fail the import.
+   */
+  private async checkLayout(key: string, size: number): Promise<void> {
+    const archive = await ZipArchive.open(this.store, key, size);
+    try {
+      const max = this.ctx.config.zip.maxEntries;
+      if (archive.entryCount > max) throw new PermanentJobError(`The archive has ${archive.entryCount} entries; an import takes at most ${max}`);
+      const records = new LocalRecords();
+      for await (const { info, entry } of archive.entries()) records.add(info, entry);
+      records.assertDisjoint();
+    } finally {
+      archive.close();
+    }
+  }
+
+  private capOf(archive: ZipArchive): Pick<Run, 'cap' | 'capMessage'> {
+    const { maxUncompressed, maxRatio } = this.ctx.config.zip;
+    const ratioCap = archive.maxInflated(maxRatio);
+    if (ratioCap >= maxUncompressed) return { cap: maxUncompressed, capMessage: `The import may write ${maxUncompressed} bytes in all` };
+    return {
+      cap: ratioCap,
+      capMessage:
+        `The archive is ${archive.size} bytes; all its entries together may inflate to ${maxRatio} times that ` +
+        `(at least ${RATIO_FLOOR} bytes), ${ratioCap} bytes`,
+    };
+  }
+
   private async importEntry(run: Run, info: ZipEntryInfo, entry: yauzl.Entry): Promise<Outcome> {
     if (info.problem) return { outcome: 'skipped', reason: info.problem, message: PROBLEM_MESSAGES[info.problem] };
     const segments = info.name.split('/').filter((s) => s !== '');
     if (info.isDir) return { outcome: 'imported', folderId: await this.folder(run, segments) };
-    const limits = this.ctx.config.zip;
     const maxFile = this.ctx.config.maxFileSize;
     if (info.size > maxFile) return { outcome: 'skipped', reason: 'too_large', message: `Declares ${info.size} bytes; the largest file is ${maxFile}` };
-    const budget = limits.maxUncompressed - run.bytes;
-    if (info.size > budget) {
-      return { outcome: 'skipped', reason: 'limit', message: `The import may write ${limits.maxUncompressed} bytes in all; ${Math.max(budget, 0)} are left` };
-    }
-    const folderId = await this.folder(run, segments.slice(0, -1));
+    const budget = run.cap - run.bytes;
+    if (info.size > budget) return { outcome: 'skipped', reason: 'limit', message: `${run.capMessage}; ${Math.max(budget, 0)} are left` };
     const fileName = sanitizeSegment(segments[segments.length - 1] ?? '');
     const file = await tempFilePath(this.ctx.config.dataDir, 'zip');
     try {
-      let written = 0;
-      const counter = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          written += chunk.length;
-          done(null, chunk);
-        },
-      });
-      try {
-        const stream = await run.archive.openEntry(entry, info, { maxBytes: Math.min(maxFile, budget), maxRatio: limits.maxRatio });
-        await pipeline(stream, counter, createWriteStream(file));
-      } catch (err) {
-        if (!(err instanceof ZipLimitError) && !(err instanceof ZipInvalidError)) throw err;
-        await this.spend(run, written);
-        if (err instanceof ZipInvalidError) return { outcome: 'failed', reason: 'corrupt', message: err.message };
-        const reason = err.limit === 'bytes' && budget > maxFile ? 'too_large' : 'limit';
-        return { outcome: 'skipped', reason, message: err.message };
-      }
-      await this.spend(run, written);
+      const inflated = await this.inflate(run, info, entry, file);
+      if ('outcome' in inflated) return inflated;
+      const folderId = await this.folder(run, segments.slice(0, -1));
       try {
         const asset = await this.uploads.upload(run.caller, {
-          file: { path: file, size: written, filename: fileName, mimetype: mime.lookup(fileName) || 'application/octet-stream' },
+          file: { path: file, size: inflated.size, filename: fileName, mimetype: mime.lookup(fileName) || 'application/octet-stream' },
           workspaceId: run.imp.workspace_id,
           ...(folderId !== null ? { folder_id: folderId } : {}),
         });
@@ -161,11 +190,53 @@ export class ZipImportRunner {
       } catch (err) {
         if (!(err instanceof AppError) || err.code === 'S3_ERROR') throw err;
         if (err.code === 'FORBIDDEN' || err.code === 'NOT_FOUND') throw new PermanentJobError(`${run.imp.requested_by_name} may no longer add files to this workspace`);
+        // Another upload took the room meanwhile.
+        if (err.code === 'QUOTA_EXCEEDED') return { outcome: 'skipped', reason: 'quota', message: err.message };
         return { outcome: 'failed', reason: 'error', message: err.message };
       }
     } finally {
       await rm(file, { force: true });
     }
+  }
+
+  /**
+   * Inflates the entry to `file` under a reservation of its declared size from the workspace's
+   * storage quota, and never past that size (yauzl stops an entry that yields more than it
+   * declares, and so does the reader's guard): an entry that does not fit is refused before its
+   * first byte, not after it was written. The reservation is released once the file is written:
+   * the upload then reserves its real size itself, so a file is never counted twice.
+   */
+  private async inflate(run: Run, info: ZipEntryInfo, entry: yauzl.Entry, file: string): Promise<{ size: number } | Outcome> {
+    const workspaceId = run.imp.workspace_id;
+    let reserved: number;
+    try {
+      // The asset count is asked here too, so that a full workspace costs no inflating at all.
+      await quota.assertAssets(this.ctx, workspaceId);
+      reserved = await quota.reserveStorage(this.ctx, workspaceId, info.size);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'QUOTA_EXCEEDED') return { outcome: 'skipped', reason: 'quota', message: err.message };
+      throw err;
+    }
+    let written = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        written += chunk.length;
+        done(null, chunk);
+      },
+    });
+    try {
+      const stream = await run.archive.openEntry(entry, info, { maxBytes: info.size, maxRatio: this.ctx.config.zip.maxRatio });
+      await pipeline(stream, counter, createWriteStream(file));
+    } catch (err) {
+      if (!(err instanceof ZipLimitError) && !(err instanceof ZipInvalidError)) throw err;
+      await this.spend(run, written);
+      if (err instanceof ZipInvalidError) return { outcome: 'failed', reason: 'corrupt', message: err.message };
+      return { outcome: 'skipped', reason: 'limit', message: err.message };
+    } finally {
+      await quota.releaseStorage(this.ctx, workspaceId, reserved);
+    }
+    await this.spend(run, written);
+    return { size: written };
   }
 
   private async spend(run: Run, bytes: number): Promise<void> {
@@ -185,7 +256,9 @@ export class ZipImportRunner {
         parent = known;
         continue;
       }
-      const id = await findOrCreateFolder(this.ctx.db, this.folderService, run.caller, run.imp.workspace_id, parent, name);
+      let byName = this.runFolders.get(run);
+      if (!byName) this.runFolders.set(run, (byName = new ImportFolders(this.ctx.db, this.folderService, run.caller, run.imp.workspace_id)));
+      const id = await byName.findOrCreate(parent, name);
       run.folders.set(key, id);
       parent = id;
     }

@@ -7,7 +7,7 @@ import { folderExistsInWorkspace } from '../repositories/folders.js';
 import * as repo from '../repositories/zip-imports.js';
 import type { ZipImportInput, ZipImportView } from '../routes/zip-schemas.js';
 import type { ObjectStore } from '../storage/object-store.js';
-import { ZipArchive } from '../zip/zip-reader.js';
+import { LocalRecords, ZipArchive } from '../zip/zip-reader.js';
 import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
 import { badReference, pageWindow } from './catalog-access.js';
@@ -89,7 +89,10 @@ export class ZipImportService {
     return toImportView(created, { imported: 0, skipped: 0, failed: 0 }, { items: [], page: 1, per_page: 50 });
   }
 
-  /** Refused at once rather than in the job: not a ZIP, too many entries, or more declared bytes than an import may write. */
+  /**
+   * Refused at once rather than in the job: not a ZIP, entries that overlap (ZIP_INVALID), too many
+   * entries, or more declared bytes than an import may write.
+   */
   private async checkArchive(key: string, size: number): Promise<void> {
     const limits = this.ctx.config.zip;
     let archive: ZipArchive;
@@ -105,13 +108,17 @@ export class ZipImportService {
         });
       }
       let declared = 0;
-      for await (const { info } of archive.entries()) {
+      const records = new LocalRecords();
+      for await (const { info, entry } of archive.entries()) {
+        records.add(info, entry);
         if (!info.isDir && !info.problem) declared += info.size;
-        if (declared > limits.maxUncompressed) {
-          throw appError('ZIP_LIMIT_EXCEEDED', `The archive declares more than the ${limits.maxUncompressed} bytes an import may write`, {
-            limit: 'bytes',
-          });
-        }
+      }
+      // Overlapping entries first: what they declare is not to be believed (one entry counted many times).
+      records.assertDisjoint();
+      if (declared > limits.maxUncompressed) {
+        throw appError('ZIP_LIMIT_EXCEEDED', `The archive declares more than the ${limits.maxUncompressed} bytes an import may write`, {
+          limit: 'bytes',
+        });
       }
     } catch (err) {
       throw zipReadError(err);

@@ -10,10 +10,15 @@
  * - an entry's bytes are counted as they are inflated, not trusted from the declared sizes: past
  *   the byte limit, or past the compression-ratio cap (once over 1 MiB), the stream fails; yauzl
  *   fails it too when it yields more or fewer bytes than declared; its CRC-32 is checked at the end
- *   (yauzl does not check CRCs), so a corrupt or truncated entry never passes as whole.
+ *   (yauzl does not check CRCs), so a corrupt or truncated entry never passes as whole;
+ * - entries must not share bytes (LocalRecords): many central-directory records pointing at one
+ *   local entry would each pass the per-entry checks and inflate the same data again and again, so
+ *   such an archive is invalid as a whole; and an import inflates at most `maxInflated` bytes from
+ *   one archive, its compression-ratio cap applied to the whole archive (issue #28).
  */
 import { Transform, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import yauzl from 'yauzl';
 import { UNSAFE_TEXT } from '../domain/unsafe-text.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
@@ -55,8 +60,16 @@ export class ZipLimitError extends Error {
   }
 }
 
-/** Output counted before the ratio cap applies: a small, very compressible file is no bomb. */
-const RATIO_FLOOR = 1024 * 1024;
+/**
+ * Output counted before the ratio cap applies: a small, very compressible file is no bomb. The same
+ * floor applies to the whole archive, so an archive of one entry the per-entry cap lets through is
+ * never stopped by the whole-archive cap (the archive is at least as large as the entry's data).
+ */
+export const RATIO_FLOOR = 1024 * 1024;
+/** The least a local record spans: its fixed 30-byte header (the name and extra field, of varying length, come on top). */
+const LOCAL_HEADER_MIN = 30;
+/** Names in an overlap message are cut to this many characters (a name may be 64 KiB long). */
+const NAME_SHOWN = 100;
 const UNSAFE = new RegExp(UNSAFE_TEXT.source);
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
@@ -101,12 +114,50 @@ function describe(entry: yauzl.Entry, index: number): ZipEntryInfo {
 const invalid = (err: unknown): Error =>
   err instanceof ZipInvalidError || err instanceof StoreError ? err : new ZipInvalidError(err instanceof Error ? err.message : String(err));
 
+/**
+ * Where the entries' local records lie, gathered while the central directory is read, to refuse an
+ * archive whose entries overlap before anything of it is written. Each entry spans at least its
+ * local header offset + 30 + its compressed size; an entry starting inside another's span shares
+ * bytes with it (a duplicate offset most plainly). Taking the least span never refuses a sound
+ * archive: real records are longer (name, extra field, data descriptor), never shorter.
+ */
+export class LocalRecords {
+  private readonly spans: { start: number; end: number; name: string }[] = [];
+
+  add(info: ZipEntryInfo, entry: yauzl.Entry): void {
+    const start = entry.relativeOffsetOfLocalHeader;
+    this.spans.push({ start, end: start + LOCAL_HEADER_MIN + entry.compressedSize, name: info.name.slice(0, NAME_SHOWN) });
+  }
+
+  /** ZipInvalidError naming two entries whose local records overlap, if any two do. */
+  assertDisjoint(): void {
+    // In offset order, each span is compared with the one reaching farthest so far.
+    let reach: (typeof this.spans)[number] | undefined;
+    for (const span of [...this.spans].sort((a, b) => a.start - b.start)) {
+      if (reach && span.start < reach.end) {
+        throw new ZipInvalidError(
+          `the entries "${reach.name}" and "${span.name}" overlap (their local records begin at bytes ${reach.start} and ${span.start}); ` +
+            'an archive whose entries share bytes is refused',
+        );
+      }
+      if (!reach || span.end > reach.end) reach = span;
+    }
+  }
+}
+
+/** The longest a loop over the entries runs before the event loop gets a turn. */
+const YIELD_MS = 5;
+
 /** One stored archive, opened on its central directory. Close it when done. */
 export class ZipArchive {
   private iterator: AsyncIterableIterator<yauzl.Entry> | undefined;
   private readIndex = 0;
 
-  private constructor(private readonly zip: yauzl.ZipFile) {}
+  private constructor(
+    private readonly zip: yauzl.ZipFile,
+    /** The archive's size in bytes. */
+    readonly size: number,
+  ) {}
 
   /** Opens the object as a ZIP; ZipInvalidError when it is none (no end of central directory record, malformed records). */
   static async open(store: ObjectStore, key: string, size: number): Promise<ZipArchive> {
@@ -118,10 +169,19 @@ export class ZipArchive {
         decodeStrings: false,
         validateEntrySizes: true,
       });
-      return new ZipArchive(zip);
+      return new ZipArchive(zip, size);
     } catch (err) {
       throw invalid(err);
     }
+  }
+
+  /**
+   * The most bytes all entries together may inflate to: `maxRatio` times the archive's size, at
+   * least RATIO_FLOOR. Per-entry caps alone let an archive of many small bombs (each under the
+   * floor) inflate to far more than any of them.
+   */
+  maxInflated(maxRatio: number): number {
+    return Math.max(RATIO_FLOOR, maxRatio * this.size);
   }
 
   /** Entries declared by the end of central directory record. */
@@ -136,7 +196,15 @@ export class ZipArchive {
   async *entries(): AsyncGenerator<{ info: ZipEntryInfo; entry: yauzl.Entry }> {
     if (this.iterator) throw new Error('The entries of an archive are read once');
     this.iterator = this.zip.eachEntry();
+    let turn = performance.now();
     for (;;) {
+      // yauzl parses a whole block of the central directory without waiting on anything, and so may
+      // the caller between entries: every YIELD_MS the event loop answers other requests (issue #38:
+      // a 65,601-entry archive held it for seconds at a time).
+      if (performance.now() - turn >= YIELD_MS) {
+        await nextTurn();
+        turn = performance.now();
+      }
       let next: IteratorResult<yauzl.Entry>;
       try {
         next = await this.iterator.next();
