@@ -31,7 +31,7 @@ export async function runSweeps(database: DatabaseHandle, sweeps: readonly Sweep
 }
 
 /**
- * Periodic clean-up that needs no queue: expired sessions, abandoned uploads,
+ * Periodic clean-up that needs no queue: expired sessions, abandoned uploads and those past DAM_UPLOAD_MAX_LIFETIME,
  * trash older than DAM_TRASH_DAYS, objects of deleted rows, idempotency keys past their 24 hours, shared-link
  * access-log entries older than DAM_SHARE_LOG_DAYS, rate-limit windows that are over. Runs every
  * minute in each process of role all or worker; each sweep under its leader lock (runSweeps).

@@ -156,7 +156,17 @@ describe.each(STORE_KINDS)('storage errors on the %s store', (kind) => {
     try {
       const user = await registerUser(small);
       const ref = await startUpload(small, user);
-      const parts = [await uploadPart(small, user, ref, 1, randomBytes(60)), await uploadPart(small, user, ref, 2, randomBytes(41))];
+      const parts = [await uploadPart(small, user, ref, 1, randomBytes(60))];
+      if (kind === 'local') {
+        // The local store refuses the part that would pass the limit as it arrives (test/upload-part-bounds.test.ts);
+        // S3 takes it, and completion refuses the joined file.
+        const refused = await putPart(await partUrl(small, user, ref, 2), randomBytes(41));
+        expect(refused.status).toBe(413);
+        expect(((await refused.json()) as { code: string }).code).toBe('PAYLOAD_TOO_LARGE');
+        expect((await completeRequest(small, user, ref, parts)).statusCode).toBe(200);
+        return;
+      }
+      parts.push(await uploadPart(small, user, ref, 2, randomBytes(41)));
       expectError(await completeRequest(small, user, ref, parts), 400, 'UPLOAD_FAILED', '100');
       expect((await getAsset(small, user, ref.assetId)).statusCode).toBe(404);
       expect(await listAssets(small, user, user.workspaceId)).toEqual([]);
@@ -165,7 +175,6 @@ describe.each(STORE_KINDS)('storage errors on the %s store', (kind) => {
       // The upload itself is gone: parts, session and unfinished asset.
       expectError(await completeRequest(small, user, ref, parts), 404, 'INVALID_UPLOAD_ID');
       expectError(await listPartsRequest(small, user, ref), 404, 'INVALID_UPLOAD_ID');
-      if (kind === 'local') expect(existsSync(path.join(small.config.dataDir, 'storage', 'multipart', ref.uploadId))).toBe(false);
 
       // Exactly the limit is allowed.
       const { ref: fits } = await uploadFile(small, user, randomBytes(100));

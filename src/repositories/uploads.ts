@@ -4,7 +4,18 @@ import type { CorsRule, StoredPart } from '../storage/object-store.js';
 
 export async function insertUploadSession(
   db: DB,
-  s: { id: string; workspaceId: number; assetId: number; userId: number; key: string; mimeType: string; fileName: string; now: number; reservedBytes?: number },
+  s: {
+    id: string;
+    workspaceId: number;
+    assetId: number;
+    userId: number;
+    key: string;
+    mimeType: string;
+    fileName: string;
+    now: number;
+    reservedBytes?: number;
+    declaredSize?: number;
+  },
 ): Promise<void> {
   await db
     .insertInto('upload_sessions')
@@ -21,6 +32,7 @@ export async function insertUploadSession(
       completed_at: null,
       completion: null,
       reserved_bytes: s.reservedBytes ?? 0,
+      declared_size: s.declaredSize ?? null,
     })
     .execute();
 }
@@ -57,29 +69,65 @@ export async function deleteUploadSession(db: DB, id: string): Promise<void> {
   await db.deleteFrom('upload_sessions').where('id', '=', id).execute();
 }
 
-/** Sessions not touched since `before` (open ones are abandoned; completed ones are past their idempotency window). */
-export function listStaleUploadSessions(db: DB, before: number, limit: number): Promise<UploadSessionRow[]> {
-  return db.selectFrom('upload_sessions').selectAll().where('touched_at', '<', before).orderBy('touched_at').limit(limit).execute();
-}
-
-/** Records a part; a repeated PUT of the same part number replaces it, as S3 does. */
-export async function upsertUploadPart(db: DB, uploadId: string, part: StoredPart, now: number): Promise<void> {
-  await db
-    .insertInto('upload_parts')
-    .values({ upload_id: uploadId, part_number: part.PartNumber, etag: part.ETag, size: part.Size, uploaded_at: now })
-    .onConflict((oc) => oc.columns(['upload_id', 'part_number']).doUpdateSet({ etag: part.ETag, size: part.Size, uploaded_at: now }))
+/**
+ * Sessions to sweep: untouched since `before` (open ones are abandoned; completed ones are past their
+ * idempotency window), and open ones started before `startedBefore` (past DAM_UPLOAD_MAX_LIFETIME, however active).
+ */
+export function listStaleUploadSessions(db: DB, before: number, startedBefore: number, limit: number): Promise<UploadSessionRow[]> {
+  return db
+    .selectFrom('upload_sessions')
+    .selectAll()
+    .where((eb) => eb.or([eb('touched_at', '<', before), eb.and([eb('completed_at', 'is', null), eb('created_at', '<', startedBefore)])]))
+    .orderBy('touched_at')
+    .limit(limit)
     .execute();
-  await db.updateTable('upload_sessions').set({ touched_at: now }).where('id', '=', uploadId).execute();
 }
 
-export async function listUploadParts(db: DB, uploadId: string): Promise<StoredPart[]> {
+/** A part as the local store records it: with the file that holds its current body (null: `<n>-<md5>`, before migration 0030). */
+export interface RecordedPart extends StoredPart {
+  file: string | null;
+}
+
+/**
+ * Records a part whose body is in `file`; a repeated PUT of the same part number replaces it, as S3 does.
+ * Answers the part it replaced, whose file the caller removes. A compare-and-set on the file recorded, retried
+ * until it lands: of concurrent PUTs of one part each replaces exactly one predecessor, so every file but the
+ * one finally recorded is answered to exactly one of them, on either dialect and across processes.
+ */
+export async function swapUploadPart(db: DB, uploadId: string, part: StoredPart, file: string, now: number): Promise<RecordedPart | undefined> {
+  const values = { etag: part.ETag, size: part.Size, file, uploaded_at: now };
+  for (;;) {
+    const current = await db
+      .selectFrom('upload_parts')
+      .select(['part_number', 'etag', 'size', 'file'])
+      .where('upload_id', '=', uploadId)
+      .where('part_number', '=', part.PartNumber)
+      .executeTakeFirst();
+    if (!current) {
+      const inserted = await db
+        .insertInto('upload_parts')
+        .values({ upload_id: uploadId, part_number: part.PartNumber, ...values })
+        .onConflict((oc) => oc.columns(['upload_id', 'part_number']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) continue;
+    } else {
+      let swap = db.updateTable('upload_parts').set(values).where('upload_id', '=', uploadId).where('part_number', '=', part.PartNumber);
+      swap = current.file === null ? swap.where('file', 'is', null).where('etag', '=', current.etag) : swap.where('file', '=', current.file);
+      if (Number((await swap.executeTakeFirst()).numUpdatedRows) === 0) continue;
+    }
+    await db.updateTable('upload_sessions').set({ touched_at: now }).where('id', '=', uploadId).execute();
+    return current && { PartNumber: current.part_number, ETag: current.etag, Size: Number(current.size), file: current.file };
+  }
+}
+
+export async function listUploadParts(db: DB, uploadId: string): Promise<RecordedPart[]> {
   const rows = await db
     .selectFrom('upload_parts')
-    .select(['part_number', 'etag', 'size'])
+    .select(['part_number', 'etag', 'size', 'file'])
     .where('upload_id', '=', uploadId)
     .orderBy('part_number')
     .execute();
-  return rows.map((r) => ({ PartNumber: r.part_number, ETag: r.etag, Size: r.size }));
+  return rows.map((r) => ({ PartNumber: r.part_number, ETag: r.etag, Size: Number(r.size), file: r.file }));
 }
 
 const CORS_SETTING = 'storage.cors';

@@ -54,6 +54,20 @@ export async function setSessionReservation(db: DB, uploadId: string, bytes: num
 }
 
 /**
+ * Adds `bytes` to an open session's reservation (parts arriving beyond what it holds). Answers false when the
+ * session is completed or gone meanwhile: the caller then gives the bytes back to the workspace.
+ */
+export async function growSessionReservation(db: DB, uploadId: string, bytes: number): Promise<boolean> {
+  const result = await db
+    .updateTable('upload_sessions')
+    .set((eb) => ({ reserved_bytes: eb('reserved_bytes', '+', bytes) }))
+    .where('id', '=', uploadId)
+    .where('completed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
  * Takes the session's reservation away from it, to release or convert it: a compare-and-set on the
  * value read, so of two callers (a completion and a sweep) only one gets it; the other answers 0.
  */

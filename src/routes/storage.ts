@@ -28,6 +28,9 @@ const CorsRule = Type.Object({
 });
 const UploadRefQuery = Type.Object({ UploadId, assetId: AssetId, workspaceId: WorkspaceId });
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
+const LIFETIME_NOTE =
+  'An upload takes parts for DAM_UPLOAD_MAX_LIFETIME (default 7 days) from start-upload, however active; then get-upload-url ' +
+  'is 410 UPLOAD_EXPIRED and housekeeping aborts it with its parts. ';
 
 /** seed 4.3: the object storage endpoints, with the seed's own parameter names and answers. */
 export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService }> = async (app, { storage }) => {
@@ -72,7 +75,12 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
           'at most 10,000 parts. ' +
           'Optional `fileSize` declares the file\'s size in bytes: where the workspace\'s plan limits storage it is reserved now ' +
           '(402 QUOTA_EXCEEDED {limit, used, requested} when it does not fit, before anything is stored), and complete-upload ' +
-          're-checks the real size; a new asset past the plan\'s asset limit is 402 QUOTA_EXCEEDED too. A workspace whose ' +
+          're-checks the real size; a new asset past the plan\'s asset limit is 402 QUOTA_EXCEEDED too. A `fileSize` over ' +
+          'DAM_MAX_FILE_SIZE is 413 PAYLOAD_TOO_LARGE. On the local store the parts together may hold at most `fileSize` ' +
+          '(without one, DAM_MAX_FILE_SIZE): a part past that is refused with 413 as it arrives, and parts beyond the reservation ' +
+          'are reserved as they arrive. ' +
+          LIFETIME_NOTE +
+          'A workspace whose ' +
           'subscription is past due beyond the grace period answers 402 SUBSCRIPTION_PAST_DUE to this and every other write.',
         querystring: Type.Object({
           workspaceId: WorkspaceId,
@@ -82,7 +90,7 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
           assetId: Type.Optional(Id('Existing asset to add a version to')),
           fileSize: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Declared size of the file in bytes, reserved against the plan\'s storage limit' })),
         }),
-        response: { 200: Type.Object({ uploadId: Type.String(), assetId: Type.Integer(), minPartSize: Type.Integer() }), ...errors },
+        response: { 200: Type.Object({ uploadId: Type.String(), assetId: Type.Integer(), minPartSize: Type.Integer() }), ...errors, 413: ErrorBody },
       },
     },
     async (req) => ({ ...(await storage.startUpload(req.caller, req.query)), minPartSize: storage.minPartSize }),
@@ -94,9 +102,14 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
       schema: {
         tags,
         summary: 'Presigned URL to PUT one part to',
-        description: `The URL lives ${PART_URL_TTL} s. PUT the part's bytes to it without a bearer token; keep the ETag response header.`,
+        description:
+          `The URL lives ${PART_URL_TTL} s (\`expiresIn\`), never past the upload's lifetime. PUT the part's bytes to it without a ` +
+          'bearer token; keep the ETag response header. PUTting the same part number again replaces its body. ' +
+          LIFETIME_NOTE +
+          'On S3 the URL is signed for the part, not its size: S3 keeps one body per part number and up to 5 GiB per part, and ' +
+          'the joined file is checked against DAM_MAX_FILE_SIZE and the plan at complete-upload (nothing is kept when it fails).',
         querystring: Type.Object({ PartNumber: Type.Integer({ minimum: 1, maximum: MAX_PARTS }), UploadId, assetId: AssetId, workspaceId: WorkspaceId }),
-        response: { 200: Type.Object({ url: Type.String(), expiresIn: Type.Integer() }), ...errors },
+        response: { 200: Type.Object({ url: Type.String(), expiresIn: Type.Integer() }), ...errors, 410: ErrorBody },
       },
     },
     (req) => storage.partUploadUrl(req.caller, { uploadId: req.query.UploadId, assetId: req.query.assetId, workspaceId: req.query.workspaceId }, req.query.PartNumber),

@@ -90,6 +90,17 @@ export async function recheckUpload(ctx: AppContext, workspaceId: number, upload
   if (extra > 0) await usage.setSessionReservation(ctx.db, uploadId, sessionReserved + extra);
 }
 
+/**
+ * A part about to be stored (local store): the upload's parts would then hold `needed` bytes. Where that is more
+ * than the session holds, the difference is reserved first (402 QUOTA_EXCEEDED when it does not fit), so the bytes
+ * of an upload in progress always count against the plan, declared at start-upload or not.
+ */
+export async function growUpload(ctx: AppContext, workspaceId: number, uploadId: string, needed: number, held: number): Promise<void> {
+  if (needed <= held) return;
+  const extra = await reserveStorage(ctx, workspaceId, needed - held);
+  if (extra > 0 && !(await usage.growSessionReservation(ctx.db, uploadId, extra))) await usage.releaseStorage(ctx.db, workspaceId, extra);
+}
+
 /** Releases whatever the upload session still holds (completion, abort, failure, sweep); a second call does nothing. */
 export async function settleUpload(db: DB, uploadId: string): Promise<void> {
   const held = await usage.takeSessionReservation(db, uploadId);

@@ -12,7 +12,7 @@ import * as deletions from '../repositories/object-deletions.js';
 import * as versions from '../repositories/versions.js';
 import { DEFAULT_CORS_RULES, StoreError, type CorsRule, type ObjectStore, type StoredPart } from '../storage/object-store.js';
 import { assetKey, parseAssetKey } from '../storage/keys.js';
-import { LocalStore, normalizeEtag } from '../storage/local-store.js';
+import { LocalStore, MAX_PART_SIZE, normalizeEtag } from '../storage/local-store.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
 import type { Caller } from './auth-service.js';
 import { requireRole } from './access.js';
@@ -99,6 +99,7 @@ export class StorageService {
     input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number; assetId?: number; fileSize?: number },
   ): Promise<{ uploadId: string; assetId: number }> {
     await requireRole(this.ctx.db, input.workspaceId, caller.id, 'manager');
+    this.checkDeclaredSize(input.fileSize);
     if (input.assetId !== undefined) return this.startVersionUpload(caller, input.assetId, input);
     if (input.folderId !== undefined) await this.assertFolderInWorkspace(input.folderId, input.workspaceId);
     await quota.assertAssets(this.ctx, input.workspaceId);
@@ -114,7 +115,7 @@ export class StorageService {
 
   private async startNewAssetUpload(
     caller: Caller,
-    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number },
+    input: { workspaceId: number; fileType: string; fileName?: string; folderId?: number; fileSize?: number },
     reserved: number,
   ): Promise<{ uploadId: string; assetId: number }> {
     const now = this.ctx.now();
@@ -150,6 +151,7 @@ export class StorageService {
         fileName: asset.file_name,
         now,
         reservedBytes: reserved,
+        declaredSize: input.fileSize,
       });
       await versions.setUploadVersion(trx, uploadId, version.id);
     });
@@ -194,28 +196,40 @@ export class StorageService {
         fileName: file.file_name,
         now: this.ctx.now(),
         reservedBytes: reserved,
+        declaredSize: input.fileSize,
       });
       await versions.setUploadVersion(trx, uploadId, version.id);
     });
     return { uploadId, assetId: asset.id };
   }
 
+  /**
+   * A presigned URL for one part. Touching the session keeps it from the idle sweep, but not past
+   * DAM_UPLOAD_MAX_LIFETIME from its start (410 UPLOAD_EXPIRED): an abandoned upload cannot be kept alive
+   * forever by asking for URLs, and no URL outlives the upload's lifetime.
+   */
   async partUploadUrl(caller: Caller, ref: UploadRef, partNumber: number): Promise<{ url: string; expiresIn: number }> {
     const session = await this.openSession(caller, ref);
-    // Keeps the session from being swept; once a minute is plenty against a TTL of hours.
     const now = this.ctx.now();
+    const left = this.lifetimeLeft(session, now);
+    // Keeps the session from being swept; once a minute is plenty against a TTL of hours.
     if (now - session.touched_at >= 60) await uploads.touchUploadSession(this.ctx.db, session.id, now);
-    const url = await this.store.partUploadUrl(session.storage_key, session.id, partNumber, PART_URL_TTL).catch(storeFailure);
-    return { url, expiresIn: PART_URL_TTL };
+    const expiresIn = Math.min(PART_URL_TTL, left);
+    const url = await this.store.partUploadUrl(session.storage_key, session.id, partNumber, expiresIn).catch(storeFailure);
+    return { url, expiresIn };
   }
 
   /**
    * The local store's answer to a PUT on a presigned part URL (no bearer token: the signature is the credential).
-   * Nothing is written unless the signature is valid and unexpired and the upload is open.
+   * Nothing is written unless the signature is valid and unexpired and the upload is open and within its lifetime.
+   * The parts of one upload together hold at most its bound (the declared fileSize, and DAM_MAX_FILE_SIZE): a part
+   * that would pass it is refused with 413 by its Content-Length before a byte is read, or as it streams, never
+   * written past the bound. Its bytes count against the plan before they are written (quota.growUpload).
    */
   async receiveLocalPart(
     q: { uploadId: string; partNumber: number; expires: unknown; signature: unknown },
     body: Readable,
+    contentLength: string | undefined,
   ): Promise<StoredPart> {
     if (!(this.store instanceof LocalStore)) throw notFound('Route');
     const verdict = this.store.verifyPartUrl(q.uploadId, q.partNumber, q.expires, q.signature);
@@ -223,7 +237,60 @@ export class StorageService {
     if (verdict === 'expired') throw appError('URL_EXPIRED', 'The part URL has expired; request a new one with get-upload-url');
     const session = await uploads.findUploadSessionById(this.ctx.db, q.uploadId);
     if (!session || session.completed_at !== null) throw appError('INVALID_UPLOAD_ID', `Upload ${q.uploadId} is unknown, aborted or completed`);
-    return this.store.writePart(q.uploadId, q.partNumber, body).catch(storeFailure);
+    this.lifetimeLeft(session, this.ctx.now());
+    const others = (await uploads.listUploadParts(this.ctx.db, session.id))
+      .filter((p) => p.PartNumber !== q.partNumber)
+      .reduce((sum, p) => sum + p.Size, 0);
+    // A part is at most 5 GiB, as on S3.
+    const room = Math.min(MAX_PART_SIZE, Math.max(0, this.uploadBound(session) - others));
+    const tooLarge = (size: string) => this.partTooLarge(session, q.partNumber, size, room, others);
+    const length = contentLength !== undefined && /^\d{1,16}$/.test(contentLength) ? Number(contentLength) : undefined;
+    if (length !== undefined && length > room) throw tooLarge(`${length} bytes`);
+    // Without a Content-Length the part may take all the room left, so that much is reserved.
+    await quota.growUpload(this.ctx, session.workspace_id, session.id, others + (length ?? room), session.reserved_bytes);
+    return this.store.writePart(q.uploadId, q.partNumber, body, room).catch((err: unknown) => {
+      if (err instanceof StoreError && err.providerCode === 'EntityTooLarge' && err.httpStatus === 413) throw tooLarge(`over ${room} bytes`);
+      return storeFailure(err);
+    });
+  }
+
+  /** The most the parts of an upload may hold together: its declared size, and DAM_MAX_FILE_SIZE. */
+  private uploadBound(session: UploadSessionRow): number {
+    const declared = session.declared_size === null ? Infinity : Number(session.declared_size);
+    return Math.min(declared, this.ctx.config.maxFileSize);
+  }
+
+  private partTooLarge(session: UploadSessionRow, partNumber: number, size: string, room: number, others: number): Error {
+    const bound =
+      session.declared_size === null || Number(session.declared_size) > this.ctx.config.maxFileSize
+        ? `the largest file allowed (DAM_MAX_FILE_SIZE) is ${this.ctx.config.maxFileSize} bytes`
+        : `the upload declared a fileSize of ${Number(session.declared_size)} bytes`;
+    return appError(
+      'PAYLOAD_TOO_LARGE',
+      `Part ${partNumber} is ${size}, more than the ${room} bytes this upload can still take: ${bound}, and its other parts hold ${others}. ` +
+        'Nothing of this part was kept; the part it would have replaced is unchanged.',
+      { field: 'body', limit: room },
+    );
+  }
+
+  /** Seconds the upload may still take parts; 410 UPLOAD_EXPIRED past DAM_UPLOAD_MAX_LIFETIME from its start. */
+  private lifetimeLeft(session: UploadSessionRow, now: number): number {
+    const left = session.created_at + this.ctx.config.uploadMaxLifetime - now;
+    if (left > 0) return left;
+    throw appError(
+      'UPLOAD_EXPIRED',
+      `Upload ${session.id} was started more than ${this.ctx.config.uploadMaxLifetime} s ago (DAM_UPLOAD_MAX_LIFETIME) and takes no more parts; ` +
+        'it is removed with its parts by housekeeping. Start a new upload.',
+    );
+  }
+
+  /** start-upload: a declared size over DAM_MAX_FILE_SIZE could never complete; refused before anything exists. */
+  private checkDeclaredSize(fileSize: number | undefined): void {
+    if (fileSize === undefined || fileSize <= this.ctx.config.maxFileSize) return;
+    throw appError('PAYLOAD_TOO_LARGE', `fileSize ${fileSize} is larger than the largest file allowed (DAM_MAX_FILE_SIZE), ${this.ctx.config.maxFileSize} bytes`, {
+      field: 'fileSize',
+      limit: this.ctx.config.maxFileSize,
+    });
   }
 
   async listParts(caller: Caller, ref: UploadRef): Promise<{ parts: StoredPart[] }> {
@@ -410,9 +477,13 @@ export class StorageService {
     return { success: true };
   }
 
-  /** Aborts uploads untouched for DAM_UPLOAD_TTL and forgets completed ones past it. Safe to run in several processes. */
+  /**
+   * Aborts uploads untouched for DAM_UPLOAD_TTL or started more than DAM_UPLOAD_MAX_LIFETIME ago, and forgets
+   * completed ones untouched for DAM_UPLOAD_TTL. Safe to run in several processes.
+   */
   async sweepStaleUploads(): Promise<number> {
-    const stale = await uploads.listStaleUploadSessions(this.ctx.db, this.ctx.now() - this.ctx.config.uploadTtl, 100);
+    const now = this.ctx.now();
+    const stale = await uploads.listStaleUploadSessions(this.ctx.db, now - this.ctx.config.uploadTtl, now - this.ctx.config.uploadMaxLifetime, 100);
     for (const session of stale) {
       if (session.completed_at === null) {
         await this.store.abortMultipartUpload(session.storage_key, session.id).catch(() => undefined);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AppConfig } from '../config.js';
 import type { DB } from '../db/database.js';
-import { getStoredCorsRules, listUploadParts, putStoredCorsRules, upsertUploadPart } from '../repositories/uploads.js';
+import { getStoredCorsRules, listUploadParts, putStoredCorsRules, swapUploadPart } from '../repositories/uploads.js';
 import { LocalStore } from './local-store.js';
 import type { ObjectStore } from './object-store.js';
 import { S3Store } from './s3-store.js';
@@ -14,7 +14,7 @@ export function createObjectStore(config: AppConfig, db: DB, now: () => number, 
   return new LocalStore(
     path.join(config.dataDir, 'storage'),
     {
-      recordPart: (uploadId, part) => upsertUploadPart(db, uploadId, part, now()),
+      recordPart: (uploadId, part, file) => swapUploadPart(db, uploadId, part, file, now()),
       listParts: (uploadId) => listUploadParts(db, uploadId),
       getCorsRules: () => getStoredCorsRules(db),
       putCorsRules: (rules) => putStoredCorsRules(db, rules),

@@ -2,16 +2,22 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DEFAULT_CORS_RULES, StoreError, type ByteRange, type CorsRule, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
 import { fsyncPath, LocalObjects } from './local-objects.js';
 import type { UrlSigner } from './signed-url.js';
 
+/** A part as recorded, with the file of its current body in the upload's directory (null: `<n>-<md5>`, an older layout). */
+export interface LocalPart extends StoredPart {
+  file: string | null;
+}
+
 /** Where the local store keeps what S3 would keep: parts and CORS rules. The app backs it with the database. */
 export interface LocalStoreRegistry {
-  recordPart(uploadId: string, part: StoredPart): Promise<void>;
-  listParts(uploadId: string): Promise<StoredPart[]>;
+  /** Records the part's body in `file`; answers the part it replaced (atomically: each predecessor answered once). */
+  recordPart(uploadId: string, part: StoredPart, file: string): Promise<LocalPart | undefined>;
+  listParts(uploadId: string): Promise<LocalPart[]>;
   getCorsRules(): Promise<CorsRule[] | undefined>;
   putCorsRules(rules: CorsRule[]): Promise<void>;
 }
@@ -28,6 +34,24 @@ async function isDirectory(dir: string): Promise<boolean> {
 
 export const normalizeEtag = (etag: string): string => etag.replace(/^W\//, '').replace(/"/g, '');
 
+/** The file of a recorded part's body. */
+const partFile = (part: LocalPart): string => part.file ?? `${part.PartNumber}-${normalizeEtag(part.ETag)}`;
+
+/**
+ * The request body's chunks, failing once more than `maxBytes` have come: the chunk that would pass the
+ * bound is never written. The body is not destroyed on the way out (that would reset the connection before
+ * the 413 is answered); the route closes the connection with its answer instead.
+ */
+async function* bounded(body: Readable, maxBytes: number, seen: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
+  let size = 0;
+  for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw new StoreError(`The part is larger than the ${maxBytes} bytes it may hold`, 'EntityTooLarge', 413);
+    seen(chunk);
+    yield chunk;
+  }
+}
+
 /** Hard-links `target` to `source`; false where the file system cannot (another device, no hard links). */
 async function linked(source: string, target: string): Promise<boolean> {
   try {
@@ -42,10 +66,12 @@ async function linked(source: string, target: string): Promise<boolean> {
 
 /**
  * The local-disk store: objects under `<root>/objects` (see LocalObjects),
- * multipart parts under `<root>/multipart/<uploadId>/<n>-<md5>`. A part is
+ * multipart parts under `<root>/multipart/<uploadId>/<n>-<md5>-<nonce>`. A part is
  * streamed to a temporary file, fsynced (an ETag answered is a part kept) and
- * renamed into place; its file name carries its MD5, so two concurrent PUTs of
- * the same part cannot make the recorded ETag disagree with the bytes.
+ * renamed into place under a name of its own; the registry then records that file
+ * as the part's body and answers the one it replaced, which is removed. So a part
+ * number holds one body on disk however often it is PUT (concurrently too), and the
+ * recorded ETag always names the bytes of the recorded file.
  */
 export class LocalStore implements ObjectStore {
   readonly kind = 'local' as const;
@@ -90,10 +116,10 @@ export class LocalStore implements ObjectStore {
   }
 
   /**
-   * Streams one part to disk while hashing it; never holds a whole part in memory.
-   * Returns the part as recorded.
+   * Streams one part to disk while hashing it; never holds a whole part in memory, never writes more than
+   * `maxBytes` (EntityTooLarge, 413, past it). Returns the part as recorded; the body it replaced is removed.
    */
-  async writePart(uploadId: string, partNumber: number, body: Readable): Promise<StoredPart> {
+  async writePart(uploadId: string, partNumber: number, body: Readable, maxBytes = MAX_PART_SIZE): Promise<StoredPart> {
     const dir = this.uploadDir(uploadId);
     try {
       await stat(dir);
@@ -103,30 +129,33 @@ export class LocalStore implements ObjectStore {
     const tmp = await this.objects.tempPath();
     const md5 = createHash('md5');
     let size = 0;
-    const meter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        size += chunk.length;
-        if (size > MAX_PART_SIZE) return done(new StoreError('A part may not exceed 5 GiB', 'EntityTooLarge', 400));
-        md5.update(chunk);
-        done(null, chunk);
-      },
-    });
+    const count = (chunk: Buffer) => {
+      size += chunk.length;
+      md5.update(chunk);
+    };
+    let placed: string | undefined;
     try {
-      await pipeline(body, meter, createWriteStream(tmp, { highWaterMark: 1 << 20 }));
+      await pipeline(bounded(body, Math.min(maxBytes, MAX_PART_SIZE), count), createWriteStream(tmp, { highWaterMark: 1 << 20 }));
       await fsyncPath(tmp);
       const etag = md5.digest('hex');
-      await rename(tmp, path.join(dir, `${partNumber}-${etag}`));
+      const file = `${partNumber}-${etag}-${randomBytes(6).toString('hex')}`;
+      await rename(tmp, path.join(dir, file));
+      placed = file;
       const part = { PartNumber: partNumber, ETag: `"${etag}"`, Size: size };
-      await this.registry.recordPart(uploadId, part);
+      const replaced = await this.registry.recordPart(uploadId, part, file);
+      // Only after the new body is recorded: until then the old one is the part.
+      if (replaced) await rm(path.join(dir, partFile(replaced)), { force: true });
       return part;
     } catch (err) {
       await rm(tmp, { force: true });
+      // Not recorded (the upload went away meanwhile): the file is nobody's part.
+      if (placed) await rm(path.join(dir, placed), { force: true });
       throw err;
     }
   }
 
-  listParts(_key: string, uploadId: string): Promise<StoredPart[]> {
-    return this.registry.listParts(uploadId);
+  async listParts(_key: string, uploadId: string): Promise<StoredPart[]> {
+    return (await this.registry.listParts(uploadId)).map((p) => ({ PartNumber: p.PartNumber, ETag: p.ETag, Size: p.Size }));
   }
 
   async completeMultipartUpload(key: string, uploadId: string, parts: { PartNumber: number; ETag: string }[]): Promise<void> {
@@ -135,21 +164,27 @@ export class LocalStore implements ObjectStore {
     // so the caller can tell it from a bad parts list and carry on when the object is already whole.
     const gone = () => new StoreError('The upload does not exist, was aborted or is already completed', 'NoSuchUpload', 404);
     if (!(await isDirectory(dir))) throw gone();
+    const recorded = new Map((await this.registry.listParts(uploadId)).map((p) => [p.PartNumber, p]));
     const files = [];
     for (const part of parts) {
-      const file = path.join(dir, `${part.PartNumber}-${normalizeEtag(part.ETag)}`);
+      const stored = recorded.get(part.PartNumber);
+      const wrong = () => new StoreError(`Part ${part.PartNumber} was not uploaded with ETag ${part.ETag}`, 'InvalidPart', 400);
+      if (!stored || normalizeEtag(stored.ETag) !== normalizeEtag(part.ETag)) throw wrong();
+      const file = path.join(dir, partFile(stored));
       try {
         files.push({ path: file, size: (await stat(file)).size });
       } catch {
         if (!(await isDirectory(dir))) throw gone();
-        throw new StoreError(`Part ${part.PartNumber} was not uploaded with ETag ${part.ETag}`, 'InvalidPart', 400);
+        throw wrong();
       }
     }
     try {
       await this.objects.publish(key, files, 'link');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await isDirectory(dir))) throw gone();
-      throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (!(await isDirectory(dir))) throw gone();
+      // A part PUT again while completing replaced (and removed) the body listed: the parts list is stale.
+      throw new StoreError('A part was uploaded again while the upload was being completed; list the parts and complete again', 'InvalidPart', 400);
     }
     await this.retire(dir);
   }
