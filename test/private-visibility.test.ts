@@ -339,7 +339,7 @@ describe.each(dialects)('private assets on %s', (dialect) => {
       expect((await t.request({ method: 'GET', url: pathOf(mine!.file_url) })).statusCode).toBe(200);
       // The grant is signed with the rest: another user's id in it is a bad signature.
       expectError(await t.request({ method: 'GET', url: pathOf(mine!.file_url).replace(`grant=u${viewer.user.id}`, `grant=u${manager.user.id}`) }), 403, 'INVALID_SIGNATURE');
-      expectError(await t.request({ method: 'GET', url: pathOf(mine!.file_url).replace(`grant=u${viewer.user.id}`, 'grant=public') }), 403, 'INVALID_SIGNATURE');
+      expectError(await t.request({ method: 'GET', url: pathOf(mine!.file_url).replace(`grant=u${viewer.user.id}`, 'grant=s1') }), 403, 'INVALID_SIGNATURE');
       expectError(await t.request({ method: 'GET', url: pathOf(mine!.file_url).replace(/&grant=[^&]*/, '') }), 403, 'INVALID_SIGNATURE');
 
       // A second manager's URL of the admin's private asset serves while they are a manager, not once they are a viewer.
@@ -487,9 +487,9 @@ describe.each(dialects)('private assets on %s', (dialect) => {
       }
       expect((await publicRequest(t, `/shared/public/${folderLink.key}/assets/${id['public-harbour.jpg']}/download`)).statusCode).toBe(200);
 
-      // The item's media URLs are the public surface's: they serve while the asset is public.
+      // The item's media URLs are the link's (issue #28): they serve while the link shows the asset, and it is public.
       const [item] = (await viewShare(t, listLink.key)).items;
-      expect(item!.thumbnail_url).toContain('grant=public');
+      expect(item!.thumbnail_url).toContain(`grant=s${listLink.id}`);
       expect((await t.request({ method: 'GET', url: pathOf(item!.thumbnail_url) })).statusCode).toBe(200);
 
       data(await request(admin, 'PATCH', `/dam/assets/${id['public-harbour.jpg']}`, { visibility: 1 }));

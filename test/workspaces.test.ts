@@ -67,7 +67,14 @@ describe.each(dialects)('workspaces on %s', (dialect) => {
       const body = res.json<Envelope<Workspace>>();
       expect(body).toEqual({
         success: true,
-        data: { id: expect.any(Number) as number, name: 'Brand assets', role: 'admin', created_at: expect.any(Number) as number, modified_at: expect.any(Number) as number },
+        data: {
+          id: expect.any(Number) as number,
+          name: 'Brand assets',
+          role: 'admin',
+          created_at: expect.any(Number) as number,
+          modified_at: expect.any(Number) as number,
+          share_max_expiry_days: 90,
+        },
       });
       const id = body.data.id;
       expect(id).not.toBe(a.workspaceId);

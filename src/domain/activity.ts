@@ -37,6 +37,8 @@ export const ACTIVITY_ACTIONS = [
   'member.uninvite',
   'member.join',
   'workspace.rename',
+  // issue #28: a workspace setting changed (changes names it: share_max_expiry_days).
+  'workspace.settings',
   'workspace.empty_trash',
   'workspace.purge_trash',
   // issue #14: shared links (subject kind `share`); a revocation is `share.revoke`, links are never deleted.

@@ -3,8 +3,26 @@
  * wrong-password throttle's numbers and the path of an item inside a "Download all" archive.
  */
 
-/** A link made without `expires_at` lasts this long (the issue's default). */
+/** A link made without `expires_at` lasts this long (the issue's default), or a manager's cap when that is shorter. */
 export const DEFAULT_SHARE_LIFETIME = 30 * 24 * 3600;
+
+/**
+ * How far ahead a manager may set a link's expiry (issue #28): a workspace setting, share_max_expiry_days
+ * (migration 0030). Workspace admins are not capped (and alone may set none). Bounded so that the setting
+ * itself cannot be made "never".
+ */
+export const DEFAULT_SHARE_MAX_EXPIRY_DAYS = 90;
+export const MAX_SHARE_MAX_EXPIRY_DAYS = 3650;
+/** Allowed past the cap, so that a client whose clock runs a little ahead may still pick "N days from now". */
+export const SHARE_EXPIRY_CAP_GRACE = 3600;
+
+/**
+ * How long a download grant lasts (issue #28): a counted download of one file hands the visitor a signed
+ * grant (services/download-grants.ts), and requests of the same file carrying it, ranged or not, are that
+ * download resumed and are not counted again, even once the link's limit is reached. A day covers a large
+ * file over a slow line paused overnight; after it a request counts as a new download.
+ */
+export const DOWNLOAD_GRANT_SECONDS = 24 * 3600;
 
 /**
  * The shortest password a link may be given (issue #28): behind a per-link limit of 1,200 requests a

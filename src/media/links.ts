@@ -6,27 +6,31 @@ import { UrlSigner, cacheableExpiry, secondsLeft } from '../storage/signed-url.j
 export type MediaKind = 'file' | 'thumbnail' | 'preview' | 'video';
 
 /**
- * What a media URL was handed out under (issue #27, private assets), checked again each time it is used:
- * a member (`userId`: the URL serves while that user still sees the asset, as a member of its workspace
- * whose role shows it) or a public surface (`public`: a shared link; the URL serves while the asset is public).
- * So a URL made for a manager never outlives the manager's grant, and one handed to a shared link's visitor
- * stops serving once its asset turns private.
+ * What a media URL was handed out under (issues #27 and #28), checked again each time it is used
+ * (services/media-grants.ts): a member (`userId`: the URL serves while that user still sees the asset, as a
+ * member of its workspace whose role shows it) or a shared link (`shareId`: the URL serves while that link is
+ * active and still shows this version of a public asset). So a URL made for a manager never outlives the
+ * manager's grant, and one handed to a shared link's visitor stops serving once the link is revoked or expires,
+ * the asset leaves the link or turns private.
  */
-export type MediaGrant = { readonly userId: number } | 'public';
+export type MediaGrant = { readonly userId: number } | { readonly shareId: number };
 
-/** The `grant` query parameter of a media URL: `public`, or `u` and the user id. */
-export const GRANT_PATTERN = '^(public|u[1-9][0-9]{0,15})$';
+/**
+ * The `grant` query parameter of a media URL: `u` and the user id, or `s` and the shared link's id. (`public`,
+ * the unbound grant of shared links before issue #28, is no longer one: such URLs answer 400 and expire anyway.)
+ */
+export const GRANT_PATTERN = '^[us][1-9][0-9]{0,15}$';
 
 export function grantText(grant: MediaGrant): string {
-  return grant === 'public' ? 'public' : `u${grant.userId}`;
+  return 'userId' in grant ? `u${grant.userId}` : `s${grant.shareId}`;
 }
 
 /** The grant a `grant` parameter names, or undefined when it names none. */
 export function parseGrant(text: unknown): MediaGrant | undefined {
   if (typeof text !== 'string' || !new RegExp(GRANT_PATTERN).test(text)) return undefined;
-  if (text === 'public') return 'public';
-  const userId = Number(text.slice(1));
-  return Number.isSafeInteger(userId) ? { userId } : undefined;
+  const id = Number(text.slice(1));
+  if (!Number.isSafeInteger(id)) return undefined;
+  return text.startsWith('u') ? { userId: id } : { shareId: id };
 }
 
 /**

@@ -210,6 +210,12 @@ export function findShareItem(db: DB, link: ShareRecord, assetId: number): Promi
   return selectItems(db, link).where('a.id', '=', assetId).executeTakeFirst();
 }
 
+/** Whether `versionId` is the version the link shows of one of its items (the grant of its media URLs, issue #28). */
+export async function showsVersion(db: DB, link: ShareRecord, versionId: number): Promise<boolean> {
+  const row = await itemsQuery(db, link).select('v.id').where('v.id', '=', versionId).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The folders of a folder link's tree (not in the trash) with their parents, to name each item's folder path. */
 export async function sharedFolderTree(db: DB, workspaceId: number, rootId: number): Promise<{ id: number; parent_id: number | null; name: string }[]> {
   return withSubtree(db, workspaceId, rootId)

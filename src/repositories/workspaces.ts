@@ -38,6 +38,11 @@ export async function updateWorkspaceName(db: DB, id: number, name: string, now:
   await db.updateTable('workspaces').set({ name, modified_at: now }).where('id', '=', id).execute();
 }
 
+/** The workspace's settings (issue #28: share_max_expiry_days). */
+export async function updateWorkspaceSettings(db: DB, id: number, settings: { share_max_expiry_days: number }, now: number): Promise<void> {
+  await db.updateTable('workspaces').set({ ...settings, modified_at: now }).where('id', '=', id).execute();
+}
+
 export async function deleteWorkspace(db: DB, id: number): Promise<void> {
   await db.deleteFrom('workspaces').where('id', '=', id).execute();
 }

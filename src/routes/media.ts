@@ -27,8 +27,10 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
           'and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP. ' +
           'For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404. ' +
           '`grant` (signed with the rest) says what the URL was handed out under, checked on every use: `u<id>`, a member, served ' +
-          'while that user still sees the asset (a private asset: its uploader, managers and admins of its workspace); `public`, ' +
-          'a shared link, served while the asset is public. Otherwise 404.',
+          'while that user still sees the asset (a private asset: its uploader, managers and admins of its workspace); `s<id>`, ' +
+          'a shared link, served while that link is active (not revoked or expired) and still shows this version of a public ' +
+          'asset that is not in the trash. Otherwise 404. A shared link\'s answer may be reused for up to 5 seconds per process, ' +
+          'so its revocation takes at most that long to reach a URL already used.',
         params: Type.Object({
           id: Id('Version id'),
           kind: Type.Union([Type.Literal('file'), Type.Literal('thumbnail'), Type.Literal('preview'), Type.Literal('video')], {
@@ -38,7 +40,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
         querystring: Type.Object({
           expires: Type.Optional(Type.String({ maxLength: 20 })),
           signature: Type.Optional(Type.String({ maxLength: 128 })),
-          grant: Type.Optional(Type.String({ pattern: GRANT_PATTERN, maxLength: 20, description: 'u<user id> (a member) or public (a shared link)' })),
+          grant: Type.Optional(Type.String({ pattern: GRANT_PATTERN, maxLength: 20, description: 'u<user id> (a member) or s<link id> (a shared link)' })),
         }),
         response: { 200: Type.Any(), 206: Type.Any(), 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 502: ErrorBody },
       },

@@ -6,7 +6,9 @@ import { AppError } from '../errors.js';
 import { limitCheck } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { ShareAccessService, ShareClient } from '../services/share-access-service.js';
+import { DOWNLOAD_GRANT_COOKIE, readCookie } from '../services/download-grants.js';
 import {
+  DownloadHeaders,
   KeyAssetParams,
   KeyParams,
   PublicFileQuery,
@@ -33,15 +35,20 @@ const PUBLIC =
 const DOWNLOAD_RULES =
   'Downloads must be allowed by the link (else 403 SHARE_DOWNLOADS_DISABLED). With max_downloads, each counted download ' +
   'takes one slot atomically (two requests for the last slot: one gets the file, the other 410), and once all are taken ' +
-  'every download answers 410 SHARE_DOWNLOAD_LIMIT.';
+  'every new download answers 410 SHARE_DOWNLOAD_LIMIT.';
 
-/** The caller as the access log records it, and the share-access token it sent (header first, then ?st=). */
+/**
+ * The caller as the access log records it, the share-access token it sent (header first, then ?st=) and the
+ * download grant (header first, then the cookie, which is scoped to the one file's download path).
+ */
 function clientOf(req: FastifyRequest): ShareClient {
   const header = req.headers['x-share-token'];
+  const grant = req.headers['x-download-grant'];
   return {
     address: req.ip,
     userAgent: req.headers['user-agent'],
     token: (typeof header === 'string' ? header : undefined) ?? (req.query as { st?: string } | undefined)?.st,
+    downloadGrant: (typeof grant === 'string' ? grant : undefined) ?? readCookie(req.headers.cookie, DOWNLOAD_GRANT_COOKIE),
   };
 }
 
@@ -137,15 +144,18 @@ export const sharePublicRoutes: FastifyPluginAsyncTypebox<{ access: ShareAccessS
         summary: 'Download one item of a shared link (Range supported)',
         description:
           'Streams the file of the version the link shows, as an attachment with its name (RFC 6266, UTF-8 names as ' +
-          'filename*). A single byte range is answered with 206. A request from the first byte (no Range, or a range starting ' +
-          'at 0) counts one download and is logged; a range further in (resuming, seeking) is not counted. An asset that is ' +
+          'filename*). A single byte range is answered with 206. Every GET counts one download and is logged, whatever range ' +
+          'it asks for, and answers a download grant for this file: the X-Download-Grant header, and the same value as the ' +
+          'dam_dl cookie (HttpOnly, scoped to this download path). A request that sends the grant back (the header, or the ' +
+          'cookie a browser returns by itself) is that download resumed: not counted again, and served even once the limit is ' +
+          'reached, for a day and for this file and version only. HEAD counts nothing and answers no grant. An asset that is ' +
           'not an item of the link (another asset, deleted, in the trash) is 404. ' +
           DOWNLOAD_RULES +
           ' ' +
           PUBLIC,
         params: KeyAssetParams,
         querystring: PublicFileQuery,
-        headers: ShareTokenHeaders,
+        headers: DownloadHeaders,
         response: { 200: Type.Any(), 206: Type.Any(), 403: ErrorBody, 410: ErrorBody, 416: ErrorBody, 502: ErrorBody, ...errors },
       },
     },
@@ -166,7 +176,8 @@ export const sharePublicRoutes: FastifyPluginAsyncTypebox<{ access: ShareAccessS
         description:
           'Streamed as it is written (ZIP64 when needed), named after the folder or collection; a folder link keeps its ' +
           'sub-folders as directories. Media already compressed is stored, the rest deflated. Counts one download (a link ' +
-          'without items answers an empty archive and counts none). A failure after the first byte aborts the connection, so a ' +
+          'without items answers an empty archive and counts none); ranges are not answered, so every GET is a new archive and ' +
+          'counts. A failure after the first byte aborts the connection, so a ' +
           'broken archive never looks complete. ' +
           DOWNLOAD_RULES +
           ' ' +

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { FILE_TYPES } from '../domain/file-types.js';
 import {
   DEFAULT_SHARE_LIFETIME,
+  DEFAULT_SHARE_MAX_EXPIRY_DAYS,
   LINK_UNLOCK_FAILURES_ALLOWED,
   MAX_SHARED_ASSETS,
   MIN_SHARE_PASSWORD,
@@ -41,9 +42,15 @@ const TargetKind = Type.Union([Type.Literal('assets'), Type.Literal('folder'), T
   description: 'assets: a list of assets; folder: a folder with its sub-folders; collection: a collection; version: one pinned version of an asset',
 });
 
+/** Issue #28: managers are capped by the workspace's share_max_expiry_days. */
+const ManagerCap =
+  `A manager may set it at most the workspace's share_max_expiry_days ahead (default ${DEFAULT_SHARE_MAX_EXPIRY_DAYS} days; ` +
+  'later: 403 FORBIDDEN with max_expires_at, the latest allowed); workspace admins are not capped.';
+
 const ExpiryRule =
-  `expires_at: Unix seconds in the future; omitted: ${DEFAULT_SHARE_LIFETIME / 86_400} days from now; null: never, which only workspace ` +
-  'admins may set (403 FORBIDDEN for managers).';
+  `expires_at: Unix seconds in the future; omitted: ${DEFAULT_SHARE_LIFETIME / 86_400} days from now (a manager's cap when shorter); ` +
+  'null: never, which only workspace admins may set (403 FORBIDDEN for managers). ' +
+  ManagerCap;
 
 export const ShareCreateBody = Type.Object(
   {
@@ -73,7 +80,9 @@ export type ShareCreateInput = Static<typeof ShareCreateBody>;
 
 export const SharePatchBody = Type.Object(
   {
-    expires_at: Type.Optional(Nullable(ExpiresAt, 'A new expiry in the future; null: never (workspace admins only). Extending an expired link revives it')),
+    expires_at: Type.Optional(
+      Nullable(ExpiresAt, `A new expiry in the future; null: never (workspace admins only). Extending an expired link revives it. ${ManagerCap}`),
+    ),
     password: Type.Optional(Nullable(Password, 'A new password (tokens issued for the old one stop working); null removes the password')),
     allow_download: Type.Optional(Type.Boolean()),
     max_downloads: Type.Optional(Nullable(MaxDownloads, 'null removes the limit; a limit at or below download_count ends downloads at once')),
@@ -180,6 +189,20 @@ const ShareTokenQuery = Type.String({
 export const ShareTokenHeaders = Type.Object({
   'x-share-token': Type.Optional(
     Type.String({ minLength: 1, maxLength: MAX_SHARE_TOKEN, description: 'Share-access token from POST /shared/public/{key}/unlock' }),
+  ),
+});
+/** Grants are about 170 characters; bounded as the share token is. */
+export const MAX_DOWNLOAD_GRANT = 255;
+export const DownloadHeaders = Type.Object({
+  ...ShareTokenHeaders.properties,
+  'x-download-grant': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_DOWNLOAD_GRANT,
+      description:
+        'The X-Download-Grant answered by an earlier counted download of this file: this request resumes it and is not counted ' +
+        '(browsers send the dam_dl cookie instead)',
+    }),
   ),
 });
 export const PublicItemsQuery = Type.Object({ ...Paging, st: Type.Optional(ShareTokenQuery) }, strict);

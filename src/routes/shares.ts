@@ -35,7 +35,8 @@ export const shareRoutes: FastifyPluginCallbackTypebox<{ shares: ShareService }>
           'answers 404 until it is restored. Only public assets (visibility 0) reach a link: asset_ids or a version_id naming a ' +
           'private asset is 400 VALIDATION_ERROR with field and private_asset_ids (the private ones); a folder or collection ' +
           'shows only its public assets, and an asset made private later leaves the link (its media URLs stop too; a version ' +
-          'link then answers 404). expires_at defaults to 30 days from now; null (never) only for workspace admins. ' +
+          'link then answers 404). expires_at defaults to 30 days from now; null (never) only for workspace admins, and managers ' +
+          "may set it at most the workspace's share_max_expiry_days ahead (default 90; later is 403 FORBIDDEN). " +
           'Records share.create in the activity log. ' +
           WHO,
         body: ShareCreateBody,
@@ -104,8 +105,8 @@ export const shareRoutes: FastifyPluginCallbackTypebox<{ shares: ShareService }>
         summary: 'Revoke a shared link at once (managers and admins)',
         description:
           'From the next request its public routes answer 404, as for an unknown key. The link stays listed as revoked, with ' +
-          'its access log; revoking it again changes nothing. Thumbnail and preview URLs already handed out are signed URLs ' +
-          'that keep working until they expire (DAM_MEDIA_URL_TTL, rounded up to 10 minutes); downloads stop at once. ' +
+          'its access log; revoking it again changes nothing. Downloads stop at once; thumbnail, preview and video URLs ' +
+          'already handed out are bound to the link and answer 404 within 5 seconds. ' +
           'Records share.revoke. ' +
           WHO,
         params: IdParams,
@@ -123,8 +124,8 @@ export const shareRoutes: FastifyPluginCallbackTypebox<{ shares: ShareService }>
         summary: "A shared link's access log, newest first (managers and admins)",
         description:
           'One entry per visit (the first page of items read), counted download, ZIP, and unlock attempt, right or wrong, ' +
-          'with time, client address and user agent. Range requests that do not start at the first byte (resumed downloads, ' +
-          'seeking) are not counted and not logged. ' +
+          'with time, client address and user agent. A download resumed with its download grant (issue #28) is not counted ' +
+          'again and not logged. ' +
           WHO,
         params: IdParams,
         querystring: AccessLogQuery,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ErrorBody, Id, IdParams, ok, PlainName, Role } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
-import { Member, WorkspaceItem } from './workspace-schemas.js';
+import { Member, ShareMaxExpiryDays, WorkspaceItem } from './workspace-schemas.js';
 
 const Name = PlainName(200);
 const Workspace = Type.Object({
@@ -11,6 +11,7 @@ const Workspace = Type.Object({
   role: Role,
   created_at: Type.Integer({ description: 'Unix seconds' }),
   modified_at: Type.Integer({ description: 'Unix seconds' }),
+  share_max_expiry_days: ShareMaxExpiryDays,
 });
 const MemberParams = Type.Object({ id: Id('Workspace id'), userId: Id('User id') });
 const Deleted = Envelope(Type.Object({ id: Type.Integer() }));
@@ -55,13 +56,19 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
     {
       schema: {
         tags,
-        summary: 'Rename a workspace (admins)',
+        summary: 'Rename a workspace or change its settings (admins)',
+        description:
+          'Only the fields sent change. share_max_expiry_days caps how far ahead managers may set a shared link\'s expiry ' +
+          '(links made before keep theirs). A rename is recorded as workspace.rename, a setting as workspace.settings.',
         params: IdParams,
-        body: Type.Object({ name: Name }),
+        body: Type.Object(
+          { name: Type.Optional(Name), share_max_expiry_days: Type.Optional(ShareMaxExpiryDays) },
+          { additionalProperties: false, minProperties: 1 },
+        ),
         response: { 200: Envelope(Workspace), ...errors },
       },
     },
-    async (req) => ok(await ws.rename(req.caller, req.params.id, req.body.name)),
+    async (req) => ok(await ws.update(req.caller, req.params.id, req.body)),
   );
 
   app.delete(

@@ -1,28 +1,31 @@
 import type { AppContext } from '../context.js';
-import { assetSight, isPrivate, sees } from '../domain/asset-visibility.js';
 import { rendersInline } from '../domain/file-types.js';
 import { appError, notFound } from '../errors.js';
-import { parseGrant, type MediaGrant, type MediaKind, type MediaLinks } from '../media/links.js';
+import { parseGrant, type MediaKind, type MediaLinks } from '../media/links.js';
 import * as assets from '../repositories/assets.js';
 import * as versions from '../repositories/versions.js';
-import { findRole } from '../repositories/workspaces.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
+import { MediaGrants } from './media-grants.js';
 
 /**
  * Serves the signed media URLs of versions (file, thumbnail, preview) without a bearer token:
  * the signature is the credential, as with S3 presigned GETs. Range requests work, so a
  * <video> can seek. Whatever the file holds, it cannot run script in our origin: inline only
  * for raster images, audio and video, and always under a sandboxing Content-Security-Policy.
- * A URL serves only while what it was handed out under still holds (MediaGrant): its user still sees the
- * asset (member, and a role that shows a private asset), or, for a shared link's URL, the asset is public.
+ * A URL serves only while what it was handed out under still holds (MediaGrant, checked by MediaGrants): its user
+ * still sees the asset (member, and a role that shows a private asset), or its shared link still shows the version.
  */
 export class MediaService {
+  private readonly grants: MediaGrants;
+
   constructor(
     private readonly ctx: AppContext,
     private readonly store: ObjectStore,
     private readonly links: MediaLinks,
-  ) {}
+  ) {
+    this.grants = new MediaGrants(ctx);
+  }
 
   async serve(
     q: { versionId: number; kind: MediaKind; grant: unknown; expires: unknown; signature: unknown },
@@ -34,7 +37,7 @@ export class MediaService {
     const version = await versions.findVersion(this.ctx.db, q.versionId);
     if (!version || version.status !== 'ready') throw notFound('Version');
     const asset = await assets.findAsset(this.ctx.db, version.asset_id);
-    if (!asset || !(await this.granted(parseGrant(q.grant)!, asset))) throw notFound('Version');
+    if (!asset || !(await this.grants.holds(parseGrant(q.grant)!, version.id, asset))) throw notFound('Version');
     // An asset in the trash keeps its thumbnail (the trash lists it), not its file or preview.
     if (q.kind !== 'thumbnail' && asset.deleted_at !== null) throw notFound('Version');
     let file = { key: version.storage_key, mimeType: version.mime_type, name: fileNameFor(version.file_name, version.mime_type) };
@@ -52,12 +55,5 @@ export class MediaService {
     // The URL changes when it expires, so the object may be cached until then.
     result.headers['cache-control'] = `private, max-age=${this.links.remaining(String(q.expires))}`;
     return result;
-  }
-
-  /** Whether the grant the URL was handed out under still holds for the asset (domain/asset-visibility.ts). */
-  private async granted(grant: MediaGrant, asset: assets.AssetRecord): Promise<boolean> {
-    if (grant === 'public') return !isPrivate(asset.visibility);
-    const role = await findRole(this.ctx.db, asset.workspace_id, grant.userId);
-    return role !== undefined && sees(assetSight(role, grant.userId), asset);
   }
 }

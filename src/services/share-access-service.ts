@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
 import { fileTypeOf } from '../domain/file-types.js';
 import {
+  DOWNLOAD_GRANT_SECONDS,
   USER_AGENT_CHARS,
   LINK_UNLOCK_FAILURES_ALLOWED,
   UNLOCK_FAILURES_ALLOWED,
@@ -12,7 +13,7 @@ import {
   shareStatus,
 } from '../domain/shares.js';
 import { appError, notFound } from '../errors.js';
-import type { MediaLinks } from '../media/links.js';
+import type { MediaGrant, MediaLinks } from '../media/links.js';
 import * as items from '../repositories/share-items.js';
 import * as repo from '../repositories/shares.js';
 import type { PublicShareView, ShareItemView, UnlockView } from '../routes/share-schemas.js';
@@ -20,6 +21,7 @@ import type { ObjectStore } from '../storage/object-store.js';
 import { archiveStream, contentDispositionAttachment, type ArchiveItem } from '../zip/archive-stream.js';
 import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
 import { pageWindow, type PageRequest } from './catalog-access.js';
+import { DownloadGrantSigner, grantCookie } from './download-grants.js';
 import { verifyPassword } from './passwords.js';
 import { ShareTokenSigner } from './share-tokens.js';
 import { addressKey } from '../domain/client-address.js';
@@ -30,6 +32,8 @@ export interface ShareClient {
   userAgent: string | undefined;
   /** The share-access token sent (X-Share-Token or ?st=), if any. */
   token: string | undefined;
+  /** The download grant sent (X-Download-Grant, or the dam_dl cookie), if any: a counted download being resumed. */
+  downloadGrant?: string | undefined;
 }
 
 /** One body for an unknown, a revoked and an expired key (and a link whose folder, collection or version is gone). */
@@ -53,6 +57,7 @@ interface OpenLink {
  */
 export class ShareAccessService {
   private readonly tokens: ShareTokenSigner;
+  private readonly grants: DownloadGrantSigner;
 
   constructor(
     private readonly ctx: AppContext,
@@ -60,6 +65,7 @@ export class ShareAccessService {
     private readonly links: MediaLinks,
   ) {
     this.tokens = new ShareTokenSigner(ctx.secrets);
+    this.grants = new DownloadGrantSigner(ctx.secrets);
   }
 
   /** One page of the link's items; reading page 1 counts a visit (`countable`: false for HEAD). */
@@ -83,7 +89,7 @@ export class ShareAccessService {
       allow_download: allowed,
       downloads_left: downloadsLeft(link),
       zip_url: allowed ? `${base}/zip` : null,
-      items: rows.map((row) => this.itemView(row, paths, allowed ? `${base}/assets/${row.id}/download` : null)),
+      items: rows.map((row) => this.itemView(row, paths, allowed ? `${base}/assets/${row.id}/download` : null, { shareId: link.id })),
       page: w.page,
       per_page: w.per_page,
       total,
@@ -141,26 +147,35 @@ export class ShareAccessService {
   }
 
   /**
-   * Streams one item (Range supported). A request that starts at the first byte (no Range, or a range
-   * from 0) counts one download, atomically against max_downloads; a range further in (a resumed
-   * download, a video seeking) is not counted but is refused too once the limit is reached.
+   * Streams one item (Range supported). Each download is counted once, whatever range it asks for (issue #28:
+   * counting only requests from the first byte let `Range: bytes=1-` fetch a limited file without end): a GET
+   * without a valid grant for this file takes one slot atomically against max_downloads, is logged, and answers
+   * a download grant (X-Download-Grant and a cookie); a request carrying that grant is the same download resumed
+   * (or fetched again within the grant's day), not counted, and still served once the limit is reached.
    */
   async download(key: string, assetId: number, client: ShareClient, rangeHeader: string | undefined, countable: boolean): Promise<DownloadResult> {
     const { link } = await this.openForDownload(key, client);
     const item = await items.findShareItem(this.ctx.db, link, assetId);
     if (!item) throw notFound('Item of this shared link');
+    const now = this.ctx.now();
+    const subject = { linkId: link.id, assetId: item.id, versionId: item.version_id };
+    const resumed = client.downloadGrant !== undefined && (await this.grants.verify(client.downloadGrant, subject, now));
+    // Checked before the file is opened; the count below decides a race for the last slot.
+    if (!resumed && downloadsLeft(link) === 0) throw this.limitReached(link);
     const result = await streamDownload(this.store, item.storage_key, {
       fileName: fileNameFor(item.display_file_name, item.mime_type),
       mimeType: item.mime_type,
       rangeHeader,
     });
-    const fromStart = result.status === 200 || result.headers['content-range']?.startsWith('bytes 0-') === true;
-    if (countable && fromStart) {
-      if (!(await repo.countDownload(this.ctx.db, link.id, this.ctx.now()))) {
+    if (countable && !resumed) {
+      if (!(await repo.countDownload(this.ctx.db, link.id, now))) {
         result.stream.destroy();
         throw this.limitReached(link);
       }
       await this.log(link, 'download', client, item.id);
+      const grant = await this.grants.sign(subject, now + DOWNLOAD_GRANT_SECONDS);
+      result.headers['x-download-grant'] = grant;
+      result.headers['set-cookie'] = grantCookie(this.ctx.config.publicUrl, `/shared/public/${link.key}/assets/${item.id}/download`, grant, DOWNLOAD_GRANT_SECONDS);
     }
     return result;
   }
@@ -173,6 +188,8 @@ export class ShareAccessService {
     countable: boolean,
   ): Promise<{ headers: Record<string, string>; stream: Readable | null }> {
     const { link, name } = await this.openForDownload(key, client);
+    // No grant resumes a ZIP: it is written anew for every request and answers no ranges, so each one counts.
+    if (downloadsLeft(link) === 0) throw this.limitReached(link);
     const headers = {
       'content-type': 'application/zip',
       'content-disposition': contentDispositionAttachment(`${name ?? 'Shared files'}.zip`),
@@ -208,7 +225,6 @@ export class ShareAccessService {
   private async openForDownload(key: string, client: ShareClient): Promise<OpenLink> {
     const opened = await this.open(key, client);
     if (opened.link.allow_download !== 1) throw appError('SHARE_DOWNLOADS_DISABLED');
-    if (downloadsLeft(opened.link) === 0) throw this.limitReached(opened.link);
     return opened;
   }
 
@@ -227,7 +243,8 @@ export class ShareAccessService {
     return appError('SHARE_DOWNLOAD_LIMIT', `This shared link allowed ${link.max_downloads} downloads, and they have all been made`);
   }
 
-  private itemView(row: items.ShareItemRow, paths: Map<number, string[]>, downloadUrl: string | null): ShareItemView {
+  /** `grant`: the link's own, so its media URLs stop serving with it (issue #28, services/media-grants.ts). */
+  private itemView(row: items.ShareItemRow, paths: Map<number, string[]>, downloadUrl: string | null, grant: MediaGrant): ShareItemView {
     return {
       id: row.id,
       display_file_name: row.display_file_name,
@@ -238,10 +255,10 @@ export class ShareAccessService {
       height: row.height,
       version: `v${row.number ?? 0}`,
       folder_path: (row.folder_id !== null && paths.get(row.folder_id)) || [],
-      thumbnail_url: row.thumbnail_key ? this.links.signed(row.version_id, 'thumbnail', 'public') : this.links.icon(fileTypeOf(row.mime_type)),
-      preview_url: row.preview_key ? this.links.signed(row.version_id, 'preview', 'public') : null,
+      thumbnail_url: row.thumbnail_key ? this.links.signed(row.version_id, 'thumbnail', grant) : this.links.icon(fileTypeOf(row.mime_type)),
+      preview_url: row.preview_key ? this.links.signed(row.version_id, 'preview', grant) : null,
       // The video kind serves the file itself when it already plays everywhere ('original'), so no file URL is handed out.
-      video_url: row.video_preview_status === 'ready' || row.video_preview_status === 'original' ? this.links.signed(row.version_id, 'video', 'public') : null,
+      video_url: row.video_preview_status === 'ready' || row.video_preview_status === 'original' ? this.links.signed(row.version_id, 'video', grant) : null,
       download_url: downloadUrl,
     };
   }

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { diffFields } from '../domain/activity.js';
 import { ALL_ASSETS, isPrivate } from '../domain/asset-visibility.js';
-import { DEFAULT_SHARE_LIFETIME, SHARE_KEY_BYTES, shareStatus } from '../domain/shares.js';
+import { DEFAULT_SHARE_LIFETIME, SHARE_EXPIRY_CAP_GRACE, SHARE_KEY_BYTES, shareStatus } from '../domain/shares.js';
 import { appError, notFound, type AppError } from '../errors.js';
 import * as assets from '../repositories/assets.js';
 import { findCollection } from '../repositories/collections.js';
@@ -12,6 +12,7 @@ import { findFolder } from '../repositories/folders.js';
 import { liveTarget } from '../repositories/share-items.js';
 import * as repo from '../repositories/shares.js';
 import * as versions from '../repositories/versions.js';
+import { findWorkspace } from '../repositories/workspaces.js';
 import type {
   AccessLogPageView,
   ShareCreateInput,
@@ -92,7 +93,9 @@ export class ShareService {
     const ws = body.workspaceId;
     const role = await requireRole(this.ctx.db, ws, caller.id, 'manager');
     const now = this.ctx.now();
-    const expiresAt = this.checkExpiry(body.expires_at === undefined ? now + DEFAULT_SHARE_LIFETIME : body.expires_at, role, now);
+    const cap = await this.expiryCap(ws, role, now);
+    // The default lifetime, or a manager's cap when that is shorter.
+    const expiresAt = this.checkExpiry(body.expires_at === undefined ? Math.min(now + DEFAULT_SHARE_LIFETIME, cap) : body.expires_at, role, now, cap);
     const target = await this.checkTarget(body, field);
     // Hashed before the transaction: scrypt takes tens of milliseconds, and SQLite's one connection would wait.
     const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
@@ -139,7 +142,8 @@ export class ShareService {
     if (link.revoked_at !== null) throw appError('CONFLICT', `Shared link ${id} was revoked and cannot be changed; create a new link instead`);
     const now = this.ctx.now();
     const role = await requireRole(this.ctx.db, link.workspace_id, caller.id, 'manager');
-    if (patch.expires_at !== undefined) this.checkExpiry(patch.expires_at, role, now);
+    // A manager changing other settings of a link an admin gave a later expiry leaves that expiry alone.
+    if (patch.expires_at !== undefined) this.checkExpiry(patch.expires_at, role, now, await this.expiryCap(link.workspace_id, role, now));
     const passwordHash = typeof patch.password === 'string' ? await hashPassword(patch.password) : patch.password;
     const target = await liveTarget(this.ctx.db, link);
     const updated = await this.ctx.db.transaction().execute(async (trx) => {
@@ -209,13 +213,36 @@ export class ShareService {
     return loadAuthorized(this.ctx.db, 'Shared link', () => repo.findShare(this.ctx.db, id), caller.id, 'manager');
   }
 
-  /** `null` (never) is for workspace admins; a time must lie ahead. Returns the value to store. */
-  private checkExpiry(expiresAt: number | null, role: string, now: number): number | null {
+  /**
+   * The latest expiry the caller may set (issue #28): for roles below admin, share_max_expiry_days from now;
+   * admins are not capped (Infinity).
+   */
+  private async expiryCap(workspaceId: number, role: string, now: number): Promise<number> {
+    if (role === 'admin') return Infinity;
+    const ws = await findWorkspace(this.ctx.db, workspaceId);
+    if (!ws) throw notFound('Workspace');
+    return now + ws.share_max_expiry_days * 86_400;
+  }
+
+  /**
+   * `null` (never) is for workspace admins; a time must lie ahead, and for a manager no later than `cap` (403 naming
+   * the latest allowed). Returns the value to store.
+   */
+  private checkExpiry(expiresAt: number | null, role: string, now: number, cap: number): number | null {
     if (expiresAt === null) {
       if (role !== 'admin') throw appError('FORBIDDEN', `expires_at: a link that never expires needs the admin role in this workspace; you are ${role}`);
       return null;
     }
     if (expiresAt <= now) throw badReference('expires_at', `${expiresAt} is not in the future (now is ${now})`);
+    if (expiresAt > cap + SHARE_EXPIRY_CAP_GRACE) {
+      const days = Math.round((cap - now) / 86_400);
+      throw appError(
+        'FORBIDDEN',
+        `expires_at: as ${role} you may set a link to expire at most ${days} days ahead in this workspace (share_max_expiry_days), ` +
+          `by ${new Date(cap * 1000).toISOString()} (Unix ${cap}); ${expiresAt} is later. A workspace admin may set a later expiry or raise the limit`,
+        { field: 'expires_at', max_expires_at: cap, share_max_expiry_days: days },
+      );
+    }
     return expiresAt;
   }
 

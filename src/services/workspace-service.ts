@@ -18,6 +18,14 @@ export interface WorkspaceView {
   role: Role;
   created_at: number;
   modified_at: number;
+  /** How many days ahead managers may set a shared link's expiry (issue #28). */
+  share_max_expiry_days: number;
+}
+
+/** What PATCH /workspaces/:id changes: its name, its settings, or both. */
+export interface WorkspacePatch {
+  name?: string;
+  share_max_expiry_days?: number;
 }
 
 export class WorkspaceService {
@@ -44,7 +52,7 @@ export class WorkspaceService {
       await repo.insertMember(trx, created.id, caller.id, 'admin', now);
       return created;
     });
-    return { id: ws.id, name: ws.name, created_at: ws.created_at, modified_at: ws.modified_at, role: 'admin' };
+    return { id: ws.id, name: ws.name, created_at: ws.created_at, modified_at: ws.modified_at, share_max_expiry_days: ws.share_max_expiry_days, role: 'admin' };
   }
 
   async get(caller: Caller, id: number): Promise<WorkspaceView> {
@@ -54,20 +62,38 @@ export class WorkspaceService {
     return { ...ws, role };
   }
 
-  async rename(caller: Caller, id: number, name: string): Promise<WorkspaceView> {
+  /** Renames it and/or changes its settings (admins); each kind of change is its own activity entry. */
+  async update(caller: Caller, id: number, patch: WorkspacePatch): Promise<WorkspaceView> {
     await requireRole(this.ctx.db, id, caller.id, 'admin');
     await this.ctx.db.transaction().execute(async (trx) => {
       await this.ctx.database.support.lockRow(trx, 'workspaces', id);
       const before = await repo.findWorkspace(trx, id);
-      await repo.updateWorkspaceName(trx, id, name, this.ctx.now());
-      await ActivityService.recordChanges(trx, {
-        workspaceId: id,
-        actor: caller,
-        action: 'workspace.rename',
-        subject: { kind: 'workspace', id, name },
-        changes: diffFields<{ name: string }>(before ?? null, { name }, ['name']),
-        at: this.ctx.now(),
-      });
+      if (!before) throw notFound('Workspace');
+      const now = this.ctx.now();
+      if (patch.name !== undefined) {
+        const name = patch.name;
+        await repo.updateWorkspaceName(trx, id, name, now);
+        await ActivityService.recordChanges(trx, {
+          workspaceId: id,
+          actor: caller,
+          action: 'workspace.rename',
+          subject: { kind: 'workspace', id, name },
+          changes: diffFields<{ name: string }>(before, { name }, ['name']),
+          at: now,
+        });
+      }
+      if (patch.share_max_expiry_days !== undefined) {
+        const days = patch.share_max_expiry_days;
+        await repo.updateWorkspaceSettings(trx, id, { share_max_expiry_days: days }, now);
+        await ActivityService.recordChanges(trx, {
+          workspaceId: id,
+          actor: caller,
+          action: 'workspace.settings',
+          subject: { kind: 'workspace', id, name: patch.name ?? before.name },
+          changes: diffFields<{ share_max_expiry_days: number }>(before, { share_max_expiry_days: days }, ['share_max_expiry_days']),
+          at: now,
+        });
+      }
     });
     return this.get(caller, id);
   }

@@ -14,6 +14,8 @@ import {
   expiryOptions,
   formFieldOf,
   formProblem,
+  isoDay,
+  lastAllowedDay,
   newShareForm,
   patchRequest,
 } from '../src/shares/settings';
@@ -126,6 +128,17 @@ describe('an edited link’s request', () => {
     expect(values(expiryOptions({ isAdmin: true, editing: true, current: null, now: NOW }))).not.toContain('never');
     expect(expiryOptions({ isAdmin: false, editing: true, current: null, now: NOW })[0]!.label).toBe('Keep: Never expires');
   });
+
+  it("keeps a manager's choices within the workspace's cap (issue #28); admins are not capped", () => {
+    const values = (o: { value: string }[]) => o.map((x) => x.value);
+    expect(values(expiryOptions({ isAdmin: false, maxDays: 30 }))).toEqual(['1d', '7d', '30d', 'date']);
+    expect(values(expiryOptions({ isAdmin: false, editing: true, current: now + DAY, maxDays: 7, now: NOW }))).toEqual(['keep', '1d', '7d', 'date']);
+    expect(values(expiryOptions({ isAdmin: true, maxDays: 7 }))).toContain('365d');
+    const far = isoDay(NOW + 40 * DAY * 1000);
+    expect(formProblem({ ...newShareForm(), expiry: 'date', date: far }, NOW, 30)).toMatchObject({ field: 'date', message: expect.stringContaining('at most 30 days') as string });
+    expect(formProblem({ ...newShareForm(), expiry: 'date', date: far }, NOW, null)).toBeNull();
+    expect(formProblem({ ...newShareForm(), expiry: 'date', date: lastAllowedDay(30, NOW)! }, NOW, 30)).toBeNull();
+  });
 });
 
 describe('links in words', () => {
@@ -165,7 +178,15 @@ describe('links in words', () => {
 describe('ShareDialog', () => {
   const mountDialog = (create: (body: ShareCreateRequest) => Promise<Share>, props: Record<string, unknown> = {}) =>
     mount(ShareDialog, {
-      props: { workspaceId: 2, target: { asset_ids: [5] }, subject: '“photo.jpg”', isAdmin: false, api: { create: vi.fn(create) }, ...props },
+      props: {
+        workspaceId: 2,
+        target: { asset_ids: [5] },
+        subject: '“photo.jpg”',
+        isAdmin: false,
+        api: { create: vi.fn(create) },
+        loadWorkspace: vi.fn(async () => ({ share_max_expiry_days: 90 })),
+        ...props,
+      },
       global: { stubs: { RouterLink: { template: '<a><slot /></a>' } } },
       attachTo: document.body,
     });
@@ -181,6 +202,16 @@ describe('ShareDialog', () => {
     expect(wrapper.find('#share-created-url').element).toHaveProperty('value', link().url);
     expect(wrapper.text()).toContain('Copy link');
     expect(wrapper.emitted('created')).toHaveLength(1);
+    wrapper.unmount();
+  });
+
+  it("starts a manager at the longest expiry the workspace's cap allows (issue #28)", async () => {
+    const create = vi.fn(async () => link());
+    const wrapper = mountDialog(create, { api: { create }, loadWorkspace: vi.fn(async () => ({ share_max_expiry_days: 7 })) });
+    await flushPromises();
+    expect(wrapper.findAll('#share-expiry option').map((o) => o.element.getAttribute('value'))).toEqual(['1d', '7d', 'date']);
+    expect(wrapper.find('#share-expiry').element).toHaveProperty('value', '7d');
+    expect(wrapper.text()).toContain('more than 7 days');
     wrapper.unmount();
   });
 

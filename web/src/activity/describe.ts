@@ -50,6 +50,7 @@ const TEMPLATES: Record<ActivityAction, string> = {
   'member.uninvite': 'revoked the invitation of {subject}',
   'member.join': 'joined the workspace',
   'workspace.rename': 'renamed the workspace to {subject}',
+  'workspace.settings': 'changed the settings of the workspace {subject}',
   'workspace.empty_trash': 'emptied the trash',
   'workspace.purge_trash': 'deleted old items from the trash for good',
   // issue #14: the subject is the link, named by its description or else what it shows.

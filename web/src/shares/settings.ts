@@ -64,7 +64,7 @@ export interface Option<T> {
  * The expiry picker's choices. "Never" only for workspace admins (the server refuses it to
  * managers); when editing, the current expiry comes first as "keep".
  */
-export function expiryOptions(opts: { isAdmin: boolean; current?: number | null; editing?: boolean; now?: number }): Option<ExpiryChoice>[] {
+export function expiryOptions(opts: { isAdmin: boolean; current?: number | null; editing?: boolean; now?: number; maxDays?: number | null }): Option<ExpiryChoice>[] {
   const options: Option<ExpiryChoice>[] = [];
   if (opts.editing) options.push({ value: 'keep', label: `Keep: ${describeExpiry(opts.current ?? null, opts.now)}` });
   const prefix = opts.editing ? 'From now: ' : '';
@@ -76,6 +76,9 @@ export function expiryOptions(opts: { isAdmin: boolean; current?: number | null;
     { value: '365d', label: `${prefix}1 year` },
     { value: 'date', label: 'Until a date…' },
   );
+  // Issue #28: a manager's presets stop at the workspace's cap (share_max_expiry_days); the server refuses later ones.
+  const cap = opts.isAdmin ? null : (opts.maxDays ?? null);
+  if (cap !== null) return options.filter((o) => (PRESET_DAYS[o.value] ?? 0) <= cap);
   if (opts.isAdmin && !(opts.editing && opts.current === null)) options.push({ value: 'never', label: 'Never expires' });
   return options;
 }
@@ -107,12 +110,23 @@ export function expiresAtOf(form: ShareForm, editing: boolean, now = Date.now())
   return Math.floor(now / 1000) + (PRESET_DAYS[form.expiry] ?? 30) * DAY;
 }
 
-/** What is wrong with the form before asking the server (its bounds and the dialog's own rules); null: nothing. */
-export function formProblem(form: ShareForm, now = Date.now()): { field: keyof ShareForm; message: string } | null {
+/** The last day a manager may choose (a date input's `max`): the last whose end is within `maxDays` from now; null: no cap. */
+export function lastAllowedDay(maxDays: number | null | undefined, now = Date.now()): string | null {
+  return maxDays ? isoDay(now + (maxDays - 1) * DAY * 1000) : null;
+}
+
+/**
+ * What is wrong with the form before asking the server (its bounds and the dialog's own rules); null: nothing.
+ * `maxDays`: a manager's cap on the expiry (the workspace's share_max_expiry_days), none for admins.
+ */
+export function formProblem(form: ShareForm, now = Date.now(), maxDays: number | null = null): { field: keyof ShareForm; message: string } | null {
   if (form.expiry === 'date') {
     const at = endOfDay(form.date);
     if (at === null) return { field: 'date', message: 'Choose the last day the link works.' };
     if (at <= now / 1000) return { field: 'date', message: 'The date has passed: choose today or a later day.' };
+    if (maxDays !== null && at > now / 1000 + maxDays * DAY) {
+      return { field: 'date', message: `In this workspace a link may last at most ${maxDays} days; a workspace admin can set a later date.` };
+    }
   }
   if (form.passwordMode === 'set' && form.password.length === 0) return { field: 'password', message: 'Type the password, or choose no password.' };
   if (form.passwordMode === 'set' && form.password.length < MIN_PASSWORD) {

@@ -1,0 +1,76 @@
+import { createHmac } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import { secretsOf, type SecretInput } from './signing-secrets.js';
+
+const AUDIENCE = 'dam-share-download';
+
+/** The cookie that carries a grant back from a browser (its download manager resumes with the URL's cookies). */
+export const DOWNLOAD_GRANT_COOKIE = 'dam_dl';
+
+/** What one grant is for: one file (the version shown) of one link. */
+export interface GrantSubject {
+  linkId: number;
+  assetId: number;
+  versionId: number;
+}
+
+/**
+ * Download grants of shared links (issue #28): before them a download was counted only when it started at the
+ * first byte, so `Range: bytes=1-` fetched a file of a max_downloads link again and again without counting.
+ * Now every download is counted unless it carries the grant that an earlier counted download of the same file
+ * answered (X-Download-Grant header, and a cookie scoped to the file's download path): that is the same visitor
+ * resuming. A grant is an HS256 JWT under a key of its own derived from the instance secret, naming the link,
+ * the asset and the version shown, so it neither opens another file nor a newer version, and it expires
+ * (DOWNLOAD_GRANT_SECONDS). No table is needed: a grant is issued only after its download was counted.
+ */
+export class DownloadGrantSigner {
+  private readonly keys: Uint8Array[];
+
+  constructor(secret: SecretInput) {
+    this.keys = secretsOf(secret).all.map((s) => createHmac('sha256', s).update('dam-token:share-download').digest());
+  }
+
+  sign(subject: GrantSubject, expiresAt: number): Promise<string> {
+    // Short (about 170 characters): it travels in a header and a cookie.
+    return new SignJWT({ f: `${subject.assetId}.${subject.versionId}` })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(String(subject.linkId))
+      .setAudience(AUDIENCE)
+      .setExpirationTime(expiresAt)
+      .sign(this.keys[0]!);
+  }
+
+  /** Whether `token` is an unexpired grant for exactly this file of this link (`now` in Unix seconds). */
+  async verify(token: string, subject: GrantSubject, now: number): Promise<boolean> {
+    for (const key of this.keys) {
+      try {
+        const { payload } = await jwtVerify(token, key, { audience: AUDIENCE, algorithms: ['HS256'], currentDate: new Date(now * 1000) });
+        return payload.sub === String(subject.linkId) && payload.f === `${subject.assetId}.${subject.versionId}`;
+      } catch {
+        // Another key (DAM_JWT_SECRET_PREVIOUS) may have signed it.
+      }
+    }
+    return false;
+  }
+}
+
+/**
+ * The Set-Cookie of a grant: only sent back to this file's download route (the path under DAM_PUBLIC_URL's),
+ * HttpOnly, SameSite=Lax (a followed link still carries it), Secure on an https instance.
+ */
+export function grantCookie(publicUrl: string, downloadPath: string, token: string, maxAge: number): string {
+  const base = new URL(publicUrl);
+  const path = `${base.pathname.replace(/\/+$/, '')}${downloadPath}`;
+  const secure = base.protocol === 'https:' ? '; Secure' : '';
+  return `${DOWNLOAD_GRANT_COOKIE}=${token}; Max-Age=${maxAge}; Path=${path}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+/** A cookie's value from a Cookie header, if present. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
