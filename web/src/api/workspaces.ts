@@ -9,6 +9,7 @@ export const workspacesApi = {
   list: () => requestData<DataOf<'/workspaces', 'get'>>('GET', '/workspaces'),
   create: (name: string) =>
     requestData<DataOf<'/workspaces', 'post'>>('POST', '/workspaces', { body: { name } satisfies BodyOf<'/workspaces', 'post'> }),
+  get: (id: number) => requestData<DataOf<'/workspaces/{id}', 'get'>>('GET', `/workspaces/${id}`),
   rename: (id: number, name: string) =>
     requestData<DataOf<'/workspaces/{id}', 'patch'>>('PATCH', `/workspaces/${id}`, { body: { name } satisfies BodyOf<'/workspaces/{id}', 'patch'> }),
   remove: (id: number) => requestData<DataOf<'/workspaces/{id}', 'delete'>>('DELETE', `/workspaces/${id}`),
