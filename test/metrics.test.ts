@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -17,6 +18,15 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (Object.entries(labels).every(([k, v]) => have.includes(`${k}="${v}"`))) return Number(body[2]);
   }
   return undefined;
+}
+
+/**
+ * Prometheus's own linter, `promtool check metrics` (Debian's prometheus package). DAM_TEST_REQUIRE_PROMTOOL=1
+ * (set by .ci/run) turns a missing promtool into a failure, so CI cannot skip the check silently.
+ */
+const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
+if (!hasPromtool && process.env.DAM_TEST_REQUIRE_PROMTOOL === '1') {
+  throw new Error('DAM_TEST_REQUIRE_PROMTOOL=1 but there is no promtool on PATH (apt-get install prometheus)');
 }
 
 async function scrape(t: TestApp, headers: Record<string, string> = {}): Promise<string> {
@@ -145,6 +155,22 @@ describe.each(dialects)('GET /metrics on %s', (dialect) => {
     } finally {
       await other.close();
     }
+  });
+
+  it('names only counters *_total (issue #38: prom-client\'s nodejs_active_*_total gauges are dropped)', async () => {
+    const text = await scrape(t);
+    const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => ({ name: name!, type: type! }));
+    expect(types.length).toBeGreaterThan(20);
+    expect(types.filter((m) => m.name.endsWith('_total') && m.type !== 'counter')).toEqual([]);
+    // The per-type gauges they summed stay.
+    expect(types).toContainEqual({ name: 'nodejs_active_handles', type: 'gauge' });
+    expect(types).toContainEqual({ name: 'process_cpu_seconds_total', type: 'counter' });
+  });
+
+  it.skipIf(!hasPromtool)('passes `promtool check metrics` clean', async () => {
+    const text = await scrape(t);
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect({ status: check.status, output: `${check.stdout}${check.stderr}` }).toEqual({ status: 0, output: '' });
   });
 
   it('is left out of the OpenAPI document', async () => {

@@ -227,7 +227,7 @@ describe.each(dialects)('payments on %s', (dialect) => {
     for (const [label, signature] of cases) {
       const res = await deliver(event.body, signature);
       expect(res.statusCode, `${label}: ${res.body}`).toBe(400);
-      expect(res.json<{ code: string }>().code, label).toMatch(/WEBHOOK_SIGNATURE_INVALID|VALIDATION_ERROR/);
+      expect(res.json<{ code: string }>().code, label).toBe('WEBHOOK_SIGNATURE_INVALID');
     }
     // The body re-serialised (same JSON, other bytes) does not verify either: the raw bytes are signed.
     const reserialised = JSON.stringify(JSON.parse(event.body));

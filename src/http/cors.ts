@@ -3,7 +3,16 @@ import { appError } from '../errors.js';
 import type { CorsRule } from '../storage/object-store.js';
 
 /**
- * seed 1: any origin, any request header, ETag exposed. The open policy's answer headers are constants, so they
+ * Beyond seed 1's ETag, the answer headers a browser client must read (issue #38): a download's file name
+ * (Content-Disposition), a range's place and size (Content-Range, Content-Length, Accept-Ranges), a 429's or
+ * 503's wait (Retry-After), an idempotent replay (Idempotent-Replayed) and a shared link's download grant
+ * (X-Download-Grant, issue #28: what a resumed download sends back). Content-Length is CORS-safelisted
+ * in the Fetch standard of today, but not in older browsers, so it is named too.
+ */
+export const EXPOSED_HEADERS = Object.freeze(['ETag', 'Content-Disposition', 'Content-Range', 'Content-Length', 'Accept-Ranges', 'Retry-After', 'Idempotent-Replayed', 'X-Download-Grant']);
+
+/**
+ * seed 1: any origin, any request header, ETag (and the headers above) exposed. The open policy's answer headers are constants, so they
  * are set with the security headers in one hook (and by the /healthz fast path), and its preflight is one route.
  * No @fastify/cors, on purpose (issue #18): however it is configured, its hook copies its whole options object
  * and builds the route options twice for every request, about 2 us, a sixteenth of a small authenticated read
@@ -11,7 +20,7 @@ import type { CorsRule } from '../storage/object-store.js';
  */
 export const OPEN_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag',
+  'access-control-expose-headers': EXPOSED_HEADERS.join(', '),
 });
 
 const PREFLIGHT_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';

@@ -17,8 +17,21 @@ function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    dropMisnamedTotals(processRegistry);
   }
   return processRegistry;
+}
+
+/**
+ * prom-client's nodejs_active_{handles,requests,resources}_total are gauges, and `_total` is for counters: `promtool check
+ * metrics` reports them, and PromQL tools treat them as counters (rate() over a gauge). They are dropped rather than renamed
+ * (issue #38): each is the sum over `type` of the gauge of the same name without `_total`, which stays.
+ */
+function dropMisnamedTotals(registry: Registry): void {
+  for (const metric of registry.getMetricsAsArray()) {
+    // prom-client's typings declare `type` as a numeric enum; at run time it is the text written after # TYPE.
+    if (metric.name.endsWith('_total') && String(metric.type) !== 'counter') registry.removeSingleMetric(metric.name);
+  }
 }
 
 /** The route label of a request that matched no route (404s): raw URLs would make a label value per URL. */

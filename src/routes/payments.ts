@@ -110,6 +110,19 @@ export const paymentRoutes: FastifyPluginCallbackTypebox<{ payments: PaymentServ
 };
 
 /**
+ * A Stripe-Signature header of the wrong form is a signature that does not verify: 400 WEBHOOK_SIGNATURE_INVALID, as a
+ * wrong or stale one (issue #38), rather than the VALIDATION_ERROR its schema's pattern would give. The pattern stays in
+ * the schema, which documents the header and refuses an absurd one before Stripe's parser sees it. Other parts'
+ * failures keep the usual VALIDATION_ERROR naming the field (the error handler reads `validation`, set by Fastify).
+ */
+function webhookValidationError(_errors: unknown, part: string): Error {
+  if (part === 'headers') {
+    return appError('WEBHOOK_SIGNATURE_INVALID', 'The Stripe-Signature header is malformed: expected t=TIMESTAMP,v1=SIGNATURE', { field: 'stripe-signature' });
+  }
+  return new Error(`The request's ${part} is invalid`);
+}
+
+/**
  * The webhook in a scope of its own: its signature covers the bytes as sent, so this scope's JSON parser
  * keeps them beside the parsed event. Every other route keeps Fastify's own JSON parser.
  */
@@ -136,7 +149,8 @@ const webhookRoute: FastifyPluginCallbackTypebox<{ payments: PaymentService }> =
         summary: 'Receive Stripe webhook events (no bearer; signed by Stripe)',
         description:
           'The raw body is verified against the Stripe-Signature header with the endpoint secret, allowing 300 seconds of clock ' +
-          'difference; a missing, malformed, wrong or stale signature is 400 WEBHOOK_SIGNATURE_INVALID and changes nothing. ' +
+          'difference; a missing, malformed, wrong or stale signature is 400 WEBHOOK_SIGNATURE_INVALID and changes nothing ' +
+          '(a body that is not the JSON of an Event is refused before, 400 VALIDATION_ERROR). ' +
           'Each event id is processed once: a redelivery answers 200 with duplicate true and does nothing. Handled: ' +
           'checkout.session.completed, customer.subscription.created/updated/deleted, invoice.paid, invoice.payment_failed; ' +
           'for each the subscription is read again from Stripe and its current state stored, so events arriving out of order ' +
@@ -147,6 +161,7 @@ const webhookRoute: FastifyPluginCallbackTypebox<{ payments: PaymentService }> =
         body: StripeEventBody,
         response: { 200: WebhookAnswer, 400: ErrorBody, 404: ErrorBody, 500: ErrorBody },
       },
+      schemaErrorFormatter: webhookValidationError,
     },
     async (req) => payments.webhook(req.rawBody ?? Buffer.alloc(0), req.headers['stripe-signature'], req.log),
   );
