@@ -53,6 +53,8 @@ export interface AppConfig {
   readonly publicUrl: string;
   /** Seconds an untouched upload session is kept before it is swept with its parts. */
   readonly uploadTtl: number;
+  /** Seconds from start-upload after which an unfinished upload takes no more parts and is swept, however active. */
+  readonly uploadMaxLifetime: number;
   /** Smallest size in bytes of every part but the last (S3's own minimum is 5 MiB). */
   readonly minPartSize: number;
   /** Largest object in bytes. */
@@ -639,6 +641,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     storage: storageConfig(env),
     publicUrl,
     uploadTtl: intVar(env, 'DAM_UPLOAD_TTL', 24 * 3600, 60),
+    uploadMaxLifetime: intVar(env, 'DAM_UPLOAD_MAX_LIFETIME', 7 * 24 * 3600, 60),
     minPartSize: intVar(env, 'DAM_MIN_PART_SIZE', 5 * 1024 * 1024, 1),
     maxFileSize: intVar(env, 'DAM_MAX_FILE_SIZE', 5 * 1024 ** 3, 1),
     jobs: Object.freeze({

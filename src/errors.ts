@@ -63,6 +63,8 @@ export const ERRORS = {
   /** issue #16: the drive refused the stored grant (revoked, expired): the user has to connect it again. */
   DRIVE_REAUTH_REQUIRED: { status: 409, message: 'The drive connection has to be authorised again' },
   /** issue #14: the shared link's max_downloads downloads have been made. */
+  /** issue #28: the multipart upload is older than DAM_UPLOAD_MAX_LIFETIME: no more part URLs or parts; start a new upload. */
+  UPLOAD_EXPIRED: { status: 410, message: 'The upload has outlived its lifetime; start a new upload' },
   SHARE_DOWNLOAD_LIMIT: { status: 410, message: 'This shared link has reached its download limit' },
   /** issue #27: an invitation or password link that is unknown, used, revoked or expired (one answer for all). */
   LINK_INVALID: { status: 410, message: 'This link is invalid, already used, revoked or expired' },

@@ -820,6 +820,8 @@ export interface paths {
                                 created_at: number;
                                 /** @description Unix seconds */
                                 modified_at: number;
+                                /** @description How many days ahead managers may set a shared link's expiry (default 90): a later expires_at is 403 FORBIDDEN naming the latest allowed. Workspace admins are not capped (and alone may make a link that never expires) */
+                                share_max_expiry_days: number;
                             };
                         };
                     };
@@ -990,6 +992,8 @@ export interface paths {
                                 created_at: number;
                                 /** @description Unix seconds */
                                 modified_at: number;
+                                /** @description How many days ahead managers may set a shared link's expiry (default 90): a later expires_at is 403 FORBIDDEN naming the latest allowed. Workspace admins are not capped (and alone may make a link that never expires) */
+                                share_max_expiry_days: number;
                             };
                         };
                     };
@@ -1245,7 +1249,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Rename a workspace (admins) */
+        /**
+         * Rename a workspace or change its settings (admins)
+         * @description Only the fields sent change. share_max_expiry_days caps how far ahead managers may set a shared link's expiry (links made before keep theirs). A rename is recorded as workspace.rename, a setting as workspace.settings.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -1260,7 +1267,9 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description Not blank; no control or bidirectional-override characters */
-                        name: string;
+                        name?: string;
+                        /** @description How many days ahead managers may set a shared link's expiry (default 90): a later expires_at is 403 FORBIDDEN naming the latest allowed. Workspace admins are not capped (and alone may make a link that never expires) */
+                        share_max_expiry_days?: number;
                     };
                 };
             };
@@ -1283,6 +1292,8 @@ export interface paths {
                                 created_at: number;
                                 /** @description Unix seconds */
                                 modified_at: number;
+                                /** @description How many days ahead managers may set a shared link's expiry (default 90): a later expires_at is 403 FORBIDDEN naming the latest allowed. Workspace admins are not capped (and alone may make a link that never expires) */
+                                share_max_expiry_days: number;
                             };
                         };
                     };
@@ -7006,7 +7017,7 @@ export interface paths {
         };
         /**
          * Start a multipart upload (managers and admins)
-         * @description Creates the asset (listed only once the upload completes) and a multipart upload for its key. Optional `fileName` names the file (default "untitled"); only its base name is kept (`../../x/evil.png` and `C:\x\evil.png` are `evil.png`), without control or bidirectional-formatting characters ("untitled" when nothing is left). `fileType` is a claim: complete-upload records the type sniffed from the file's first bytes where it is conclusive. Optional `folderId` files it in a folder of the same workspace. With `assetId` of a ready asset of the workspace, the upload is a new version of that asset instead: the answer carries that assetId, the key is the version's own, and completing the upload makes the version current. `minPartSize` is the smallest size every part but the last must have for completion to succeed; at most 10,000 parts. Optional `fileSize` declares the file's size in bytes: where the workspace's plan limits storage it is reserved now (402 QUOTA_EXCEEDED {limit, used, requested} when it does not fit, before anything is stored), and complete-upload re-checks the real size; a new asset past the plan's asset limit is 402 QUOTA_EXCEEDED too. A workspace whose subscription is past due beyond the grace period answers 402 SUBSCRIPTION_PAST_DUE to this and every other write.
+         * @description Creates the asset (listed only once the upload completes) and a multipart upload for its key. Optional `fileName` names the file (default "untitled"); only its base name is kept (`../../x/evil.png` and `C:\x\evil.png` are `evil.png`), without control or bidirectional-formatting characters ("untitled" when nothing is left). `fileType` is a claim: complete-upload records the type sniffed from the file's first bytes where it is conclusive. Optional `folderId` files it in a folder of the same workspace. With `assetId` of a ready asset of the workspace, the upload is a new version of that asset instead: the answer carries that assetId, the key is the version's own, and completing the upload makes the version current. `minPartSize` is the smallest size every part but the last must have for completion to succeed; at most 10,000 parts. Optional `fileSize` declares the file's size in bytes: where the workspace's plan limits storage it is reserved now (402 QUOTA_EXCEEDED {limit, used, requested} when it does not fit, before anything is stored), and complete-upload re-checks the real size; a new asset past the plan's asset limit is 402 QUOTA_EXCEEDED too. A `fileSize` over DAM_MAX_FILE_SIZE is 413 PAYLOAD_TOO_LARGE. On the local store the parts together may hold at most `fileSize` (without one, DAM_MAX_FILE_SIZE): a part past that is refused with 413 as it arrives, and parts beyond the reservation are reserved as they arrive. An upload takes parts for DAM_UPLOAD_MAX_LIFETIME (default 7 days) from start-upload, however active; then get-upload-url is 410 UPLOAD_EXPIRED and housekeeping aborts it with its parts. A workspace whose subscription is past due beyond the grace period answers 402 SUBSCRIPTION_PAST_DUE to this and every other write.
          */
         get: {
             parameters: {
@@ -7133,6 +7144,21 @@ export interface paths {
                     };
                 };
                 /** @description Error: a message naming the problem and a stable code */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -7181,7 +7207,7 @@ export interface paths {
         };
         /**
          * Presigned URL to PUT one part to
-         * @description The URL lives 3600 s. PUT the part's bytes to it without a bearer token; keep the ETag response header.
+         * @description The URL lives 3600 s (`expiresIn`), never past the upload's lifetime. PUT the part's bytes to it without a bearer token; keep the ETag response header. PUTting the same part number again replaces its body. An upload takes parts for DAM_UPLOAD_MAX_LIFETIME (default 7 days) from start-upload, however active; then get-upload-url is 410 UPLOAD_EXPIRED and housekeeping aborts it with its parts. On S3 the URL is signed for the part, not its size: S3 keeps one body per part number and up to 5 GiB per part, and the joined file is checked against DAM_MAX_FILE_SIZE and the plan at complete-upload (nothing is kept when it fails).
          */
         get: {
             parameters: {
@@ -7289,6 +7315,21 @@ export interface paths {
                 };
                 /** @description Error: a message naming the problem and a stable code */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                410: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8248,7 +8289,7 @@ export interface paths {
         get?: never;
         /**
          * Upload one part to a presigned URL (local store)
-         * @description Answers 200 with the part's ETag header (quoted MD5). A tampered, expired or mismatched signature is 403 and writes nothing.
+         * @description Answers 200 with the part's ETag header (quoted MD5). A tampered, expired or mismatched signature is 403 and writes nothing. PUTting a part number again replaces its body (the earlier one is removed once the new one is stored). The parts of one upload together hold at most its declared `fileSize` and `DAM_MAX_FILE_SIZE`: a part that would pass that is 413 PAYLOAD_TOO_LARGE {limit} (the bytes it may still have), by its Content-Length before anything is read, or as it streams, and the connection is closed; nothing of it is kept. Where the plan limits storage, bytes beyond what start-upload reserved are reserved before they are written (402 QUOTA_EXCEEDED; without a Content-Length all the room left is). An upload past DAM_UPLOAD_MAX_LIFETIME is 410 UPLOAD_EXPIRED.
          */
         put: {
             parameters: {
@@ -8275,6 +8316,21 @@ export interface paths {
                     };
                 };
                 /** @description Error: a message naming the problem and a stable code */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8291,6 +8347,36 @@ export interface paths {
                 };
                 /** @description Error: a message naming the problem and a stable code */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            field?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error: a message naming the problem and a stable code */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9864,14 +9950,14 @@ export interface paths {
         };
         /**
          * A version's file, thumbnail, preview or video preview, by signed URL
-         * @description The URLs come from version objects and the preview endpoint; the signature covers the path and the expiry. A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206. Served inline only for raster images, audio and video (by the recorded, sniffed type); HTML, SVG, XML and JavaScript, and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP. For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404. `grant` (signed with the rest) says what the URL was handed out under, checked on every use: `u<id>`, a member, served while that user still sees the asset (a private asset: its uploader, managers and admins of its workspace); `public`, a shared link, served while the asset is public. Otherwise 404.
+         * @description The URLs come from version objects and the preview endpoint; the signature covers the path and the expiry. A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206. Served inline only for raster images, audio and video (by the recorded, sniffed type); HTML, SVG, XML and JavaScript, and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP. For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404. `grant` (signed with the rest) says what the URL was handed out under, checked on every use: `u<id>`, a member, served while that user still sees the asset (a private asset: its uploader, managers and admins of its workspace); `s<id>`, a shared link, served while that link is active (not revoked or expired) and still shows this version of a public asset that is not in the trash. Otherwise 404. A shared link's answer may be reused for up to 5 seconds per process, so its revocation takes at most that long to reach a URL already used.
          */
         get: {
             parameters: {
                 query?: {
                     expires?: string;
                     signature?: string;
-                    /** @description u<user id> (a member) or public (a shared link) */
+                    /** @description u<user id> (a member) or s<link id> (a shared link) */
                     grant?: string;
                 };
                 header?: never;
@@ -10213,7 +10299,7 @@ export interface paths {
                                      * @description `<subject kind>.<verb>`
                                      * @enum {unknown}
                                      */
-                                    action: "asset.upload" | "asset.update" | "asset.move" | "asset.trash" | "asset.restore" | "asset.delete" | "version.upload" | "version.restore" | "version.delete" | "folder.create" | "folder.update" | "folder.move" | "folder.trash" | "folder.restore" | "folder.delete" | "collection.create" | "collection.update" | "collection.trash" | "collection.restore" | "collection.delete" | "collection.add_assets" | "collection.remove_assets" | "member.add" | "member.remove" | "member.role" | "member.invite" | "member.uninvite" | "member.join" | "workspace.rename" | "workspace.empty_trash" | "workspace.purge_trash" | "share.create" | "share.update" | "share.revoke";
+                                    action: "asset.upload" | "asset.update" | "asset.move" | "asset.trash" | "asset.restore" | "asset.delete" | "version.upload" | "version.restore" | "version.delete" | "folder.create" | "folder.update" | "folder.move" | "folder.trash" | "folder.restore" | "folder.delete" | "collection.create" | "collection.update" | "collection.trash" | "collection.restore" | "collection.delete" | "collection.add_assets" | "collection.remove_assets" | "member.add" | "member.remove" | "member.role" | "member.invite" | "member.uninvite" | "member.join" | "workspace.rename" | "workspace.settings" | "workspace.empty_trash" | "workspace.purge_trash" | "share.create" | "share.update" | "share.revoke";
                                     actor: {
                                         /** @description The user; null for changes made by the system */
                                         id: number | null;
@@ -12630,7 +12716,7 @@ export interface paths {
         put?: never;
         /**
          * Create a shared link: a public URL to assets, a folder, a collection or one version (managers and admins)
-         * @description Exactly one target: asset_ids (those assets, in that order), folder_id (the folder and every folder below it), collection_id, or version_id (that version of its asset, still shown after newer versions are uploaded). The target must be in the workspace and not in the trash (else 400 naming the field). Anyone with the answered url can open the link without an account until it expires or is revoked; give a password to require it as well. Items deleted or moved to the trash later disappear from the link; a link whose folder, collection or version is deleted or in the trash answers 404 until it is restored. Only public assets (visibility 0) reach a link: asset_ids or a version_id naming a private asset is 400 VALIDATION_ERROR with field and private_asset_ids (the private ones); a folder or collection shows only its public assets, and an asset made private later leaves the link (its media URLs stop too; a version link then answers 404). expires_at defaults to 30 days from now; null (never) only for workspace admins. Records share.create in the activity log. Managers and admins of the workspace; viewers get 403. A link of a workspace the caller is not a member of answers 404, as a missing one. Safe to retry with an `Idempotency-Key` header (see its description).
+         * @description Exactly one target: asset_ids (those assets, in that order), folder_id (the folder and every folder below it), collection_id, or version_id (that version of its asset, still shown after newer versions are uploaded). The target must be in the workspace and not in the trash (else 400 naming the field). Anyone with the answered url can open the link without an account until it expires or is revoked; give a password to require it as well. Items deleted or moved to the trash later disappear from the link; a link whose folder, collection or version is deleted or in the trash answers 404 until it is restored. Only public assets (visibility 0) reach a link: asset_ids or a version_id naming a private asset is 400 VALIDATION_ERROR with field and private_asset_ids (the private ones); a folder or collection shows only its public assets, and an asset made private later leaves the link (its media URLs stop too; a version link then answers 404). expires_at defaults to 30 days from now; null (never) only for workspace admins, and managers may set it at most the workspace's share_max_expiry_days ahead (default 90; later is 403 FORBIDDEN). Records share.create in the activity log. Managers and admins of the workspace; viewers get 403. A link of a workspace the caller is not a member of answers 404, as a missing one. Safe to retry with an `Idempotency-Key` header (see its description).
          */
         post: {
             parameters: {
@@ -12655,7 +12741,7 @@ export interface paths {
                         collection_id?: number;
                         /** @description Target: this version of an asset (any of its versions); the link keeps showing it after newer versions are uploaded */
                         version_id?: number;
-                        /** @description expires_at: Unix seconds in the future; omitted: 30 days from now; null: never, which only workspace admins may set (403 FORBIDDEN for managers). */
+                        /** @description expires_at: Unix seconds in the future; omitted: 30 days from now (a manager's cap when shorter); null: never, which only workspace admins may set (403 FORBIDDEN for managers). A manager may set it at most the workspace's share_max_expiry_days ahead (default 90 days; later: 403 FORBIDDEN with max_expires_at, the latest allowed); workspace admins are not capped. */
                         expires_at?: number | null;
                         /**
                          * @description At least 8 characters (a passphrase of a few words is best; the web client suggests one). Stored only as a scrypt hash; never answered
@@ -13019,7 +13105,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a shared link at once (managers and admins)
-         * @description From the next request its public routes answer 404, as for an unknown key. The link stays listed as revoked, with its access log; revoking it again changes nothing. Thumbnail and preview URLs already handed out are signed URLs that keep working until they expire (DAM_MEDIA_URL_TTL, rounded up to 10 minutes); downloads stop at once. Records share.revoke. Managers and admins of the workspace; viewers get 403. A link of a workspace the caller is not a member of answers 404, as a missing one.
+         * @description From the next request its public routes answer 404, as for an unknown key. The link stays listed as revoked, with its access log; revoking it again changes nothing. Downloads stop at once; thumbnail, preview and video URLs already handed out are bound to the link and answer 404 within 5 seconds. Records share.revoke. Managers and admins of the workspace; viewers get 403. A link of a workspace the caller is not a member of answers 404, as a missing one.
          */
         delete: {
             parameters: {
@@ -13205,7 +13291,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description A new expiry in the future; null: never (workspace admins only). Extending an expired link revives it */
+                        /** @description A new expiry in the future; null: never (workspace admins only). Extending an expired link revives it. A manager may set it at most the workspace's share_max_expiry_days ahead (default 90 days; later: 403 FORBIDDEN with max_expires_at, the latest allowed); workspace admins are not capped. */
                         expires_at?: number | null;
                         /** @description A new password (tokens issued for the old one stop working); null removes the password */
                         password?: string | null;
@@ -13377,7 +13463,7 @@ export interface paths {
         };
         /**
          * A shared link's access log, newest first (managers and admins)
-         * @description One entry per visit (the first page of items read), counted download, ZIP, and unlock attempt, right or wrong, with time, client address and user agent. Range requests that do not start at the first byte (resumed downloads, seeking) are not counted and not logged. Managers and admins of the workspace; viewers get 403. A link of a workspace the caller is not a member of answers 404, as a missing one.
+         * @description One entry per visit (the first page of items read), counted download, ZIP, and unlock attempt, right or wrong, with time, client address and user agent. A download resumed with its download grant (issue #28) is not counted again and not logged. Managers and admins of the workspace; viewers get 403. A link of a workspace the caller is not a member of answers 404, as a missing one.
          */
         get: {
             parameters: {
@@ -13810,7 +13896,7 @@ export interface paths {
         };
         /**
          * Download one item of a shared link (Range supported)
-         * @description Streams the file of the version the link shows, as an attachment with its name (RFC 6266, UTF-8 names as filename*). A single byte range is answered with 206. A request from the first byte (no Range, or a range starting at 0) counts one download and is logged; a range further in (resuming, seeking) is not counted. An asset that is not an item of the link (another asset, deleted, in the trash) is 404. Downloads must be allowed by the link (else 403 SHARE_DOWNLOADS_DISABLED). With max_downloads, each counted download takes one slot atomically (two requests for the last slot: one gets the file, the other 410), and once all are taken every download answers 410 SHARE_DOWNLOAD_LIMIT. No bearer token: the key is the credential. An unknown, revoked or expired key (or a link whose folder, collection or version was deleted or is in the trash) answers 404 with the same body. A password-protected link answers 401 SHARE_PASSWORD_REQUIRED until POST /shared/public/{key}/unlock gives a share-access token, sent as the X-Share-Token header or the st query parameter (links followed by a browser, such as downloads, use st). Requests are limited per client address (DAM_SHARE_RATE_LIMIT a minute) and per link (DAM_SHARE_LINK_RATE_LIMIT a minute): over either, 429 RATE_LIMITED with Retry-After.
+         * @description Streams the file of the version the link shows, as an attachment with its name (RFC 6266, UTF-8 names as filename*). A single byte range is answered with 206. Every GET counts one download and is logged, whatever range it asks for, and answers a download grant for this file: the X-Download-Grant header, and the same value as the dam_dl cookie (HttpOnly, scoped to this download path). A request that sends the grant back (the header, or the cookie a browser returns by itself) is that download resumed: not counted again, and served even once the limit is reached, for a day and for this file and version only. HEAD counts nothing and answers no grant. An asset that is not an item of the link (another asset, deleted, in the trash) is 404. Downloads must be allowed by the link (else 403 SHARE_DOWNLOADS_DISABLED). With max_downloads, each counted download takes one slot atomically (two requests for the last slot: one gets the file, the other 410), and once all are taken every new download answers 410 SHARE_DOWNLOAD_LIMIT. No bearer token: the key is the credential. An unknown, revoked or expired key (or a link whose folder, collection or version was deleted or is in the trash) answers 404 with the same body. A password-protected link answers 401 SHARE_PASSWORD_REQUIRED until POST /shared/public/{key}/unlock gives a share-access token, sent as the X-Share-Token header or the st query parameter (links followed by a browser, such as downloads, use st). Requests are limited per client address (DAM_SHARE_RATE_LIMIT a minute) and per link (DAM_SHARE_LINK_RATE_LIMIT a minute): over either, 429 RATE_LIMITED with Retry-After.
          */
         get: {
             parameters: {
@@ -13821,6 +13907,8 @@ export interface paths {
                 header?: {
                     /** @description Share-access token from POST /shared/public/{key}/unlock */
                     "x-share-token"?: string;
+                    /** @description The X-Download-Grant answered by an earlier counted download of this file: this request resumes it and is not counted (browsers send the dam_dl cookie instead) */
+                    "x-download-grant"?: string;
                 };
                 path: {
                     /** @description The link key (the last segment of its url) */
@@ -13989,7 +14077,7 @@ export interface paths {
         };
         /**
          * Download every item of a shared link as one ZIP
-         * @description Streamed as it is written (ZIP64 when needed), named after the folder or collection; a folder link keeps its sub-folders as directories. Media already compressed is stored, the rest deflated. Counts one download (a link without items answers an empty archive and counts none). A failure after the first byte aborts the connection, so a broken archive never looks complete. Downloads must be allowed by the link (else 403 SHARE_DOWNLOADS_DISABLED). With max_downloads, each counted download takes one slot atomically (two requests for the last slot: one gets the file, the other 410), and once all are taken every download answers 410 SHARE_DOWNLOAD_LIMIT. No bearer token: the key is the credential. An unknown, revoked or expired key (or a link whose folder, collection or version was deleted or is in the trash) answers 404 with the same body. A password-protected link answers 401 SHARE_PASSWORD_REQUIRED until POST /shared/public/{key}/unlock gives a share-access token, sent as the X-Share-Token header or the st query parameter (links followed by a browser, such as downloads, use st). Requests are limited per client address (DAM_SHARE_RATE_LIMIT a minute) and per link (DAM_SHARE_LINK_RATE_LIMIT a minute): over either, 429 RATE_LIMITED with Retry-After.
+         * @description Streamed as it is written (ZIP64 when needed), named after the folder or collection; a folder link keeps its sub-folders as directories. Media already compressed is stored, the rest deflated. Counts one download (a link without items answers an empty archive and counts none); ranges are not answered, so every GET is a new archive and counts. A failure after the first byte aborts the connection, so a broken archive never looks complete. Downloads must be allowed by the link (else 403 SHARE_DOWNLOADS_DISABLED). With max_downloads, each counted download takes one slot atomically (two requests for the last slot: one gets the file, the other 410), and once all are taken every new download answers 410 SHARE_DOWNLOAD_LIMIT. No bearer token: the key is the credential. An unknown, revoked or expired key (or a link whose folder, collection or version was deleted or is in the trash) answers 404 with the same body. A password-protected link answers 401 SHARE_PASSWORD_REQUIRED until POST /shared/public/{key}/unlock gives a share-access token, sent as the X-Share-Token header or the st query parameter (links followed by a browser, such as downloads, use st). Requests are limited per client address (DAM_SHARE_RATE_LIMIT a minute) and per link (DAM_SHARE_LINK_RATE_LIMIT a minute): over either, 429 RATE_LIMITED with Retry-After.
          */
         get: {
             parameters: {
@@ -14686,7 +14774,7 @@ export interface paths {
         put?: never;
         /**
          * Import a stored ZIP into the library (managers and admins)
-         * @description Checks the archive (a ZIP, at most DAM_ZIP_MAX_ENTRIES entries, declared sizes within DAM_ZIP_MAX_UNCOMPRESSED; otherwise 422 ZIP_INVALID or ZIP_LIMIT_EXCEEDED) and answers 202 with the import job (status queued); poll GET /zip/extract/{jobId}. The job takes the entries in archive order: each directory becomes a folder under folder_id (default the top level; a folder of the same name already there is reused), each file a new asset in its folder, as an upload through this server would (type from its bytes, thumbnails, the asset.upload activity entry by the requester). Entries with an unsafe name, symbolic links, special files, encrypted entries and unsupported compression methods are skipped and reported, never followed. Bytes are counted as they are inflated: a file past the largest file size is skipped (too_large), one past the compression-ratio cap or the import's byte budget is skipped (limit), one whose CRC or size does not match is failed (corrupt); the rest goes on. Viewers: 403; an asset of another workspace: 404. Safe to retry with an `Idempotency-Key` header (see its description).
+         * @description Checks the archive (a ZIP whose entries do not overlap, at most DAM_ZIP_MAX_ENTRIES entries, declared sizes within DAM_ZIP_MAX_UNCOMPRESSED; otherwise 422 ZIP_INVALID or ZIP_LIMIT_EXCEEDED) and answers 202 with the import job (status queued); poll GET /zip/extract/{jobId}. The job takes the entries in archive order: each directory becomes a folder under folder_id (default the top level; a folder of the same name already there is reused), each file a new asset in its folder, as an upload through this server would (type from its bytes, thumbnails, the asset.upload activity entry by the requester). Entries with an unsafe name, symbolic links, special files, encrypted entries and unsupported compression methods are skipped and reported, never followed. Bytes are counted as they are inflated: a file past the largest file size is skipped (too_large), one past the compression-ratio cap or the import's byte budget is skipped (limit), one whose CRC or size does not match is failed (corrupt); the rest goes on. The byte budget is DAM_ZIP_MAX_UNCOMPRESSED, or DAM_ZIP_MAX_RATIO times the archive's size (at least 1 MiB) when that is less: the ratio cap holds for the whole archive, not only per entry. Each file's declared size is reserved from the workspace's storage quota before it is inflated, and no more is written: a file that does not fit is skipped (quota) and the import goes on with the next. Entries that overlap (share bytes, so that one stored entry would be imported many times) make the archive invalid: 422 ZIP_INVALID at once, or, should the archive have changed since, a failed import before anything is written. Viewers: 403; an asset of another workspace: 404. Safe to retry with an `Idempotency-Key` header (see its description).
          */
         post: {
             parameters: {
@@ -14749,7 +14837,7 @@ export interface paths {
                                         name: string;
                                         kind: "file" | "directory";
                                         outcome: "imported" | "skipped" | "failed";
-                                        /** @description For skipped and failed entries: an entry problem (unsafe_name, symlink, special_file, encrypted, unsupported_compression), too_large (over the largest file size), limit (the import's byte budget or the compression-ratio cap), corrupt (CRC or size mismatch, truncated data) or error */
+                                        /** @description For skipped and failed entries: an entry problem (unsafe_name, symlink, special_file, encrypted, unsupported_compression), too_large (over the largest file size), limit (the import's byte budget or the compression-ratio cap, of the entry or of the whole archive), quota (the workspace's plan has no room for it), corrupt (CRC or size mismatch, truncated data) or error */
                                         reason: string | null;
                                         message: string | null;
                                         /** @description The asset a file became */
@@ -14961,7 +15049,7 @@ export interface paths {
                                         name: string;
                                         kind: "file" | "directory";
                                         outcome: "imported" | "skipped" | "failed";
-                                        /** @description For skipped and failed entries: an entry problem (unsafe_name, symlink, special_file, encrypted, unsupported_compression), too_large (over the largest file size), limit (the import's byte budget or the compression-ratio cap), corrupt (CRC or size mismatch, truncated data) or error */
+                                        /** @description For skipped and failed entries: an entry problem (unsafe_name, symlink, special_file, encrypted, unsupported_compression), too_large (over the largest file size), limit (the import's byte budget or the compression-ratio cap, of the entry or of the whole archive), quota (the workspace's plan has no room for it), corrupt (CRC or size mismatch, truncated data) or error */
                                         reason: string | null;
                                         message: string | null;
                                         /** @description The asset a file became */
@@ -19087,7 +19175,7 @@ export interface paths {
         put?: never;
         /**
          * Receive Stripe webhook events (no bearer; signed by Stripe)
-         * @description The raw body is verified against the Stripe-Signature header with the endpoint secret, allowing 300 seconds of clock difference; a missing, malformed, wrong or stale signature is 400 WEBHOOK_SIGNATURE_INVALID and changes nothing. Each event id is processed once: a redelivery answers 200 with duplicate true and does nothing. Handled: checkout.session.completed, customer.subscription.created/updated/deleted, invoice.paid, invoice.payment_failed; for each the subscription is read again from Stripe and its current state stored, so events arriving out of order never apply an older state. Other event types are acknowledged and ignored. A processing failure answers 500 PAYMENT_WEBHOOK_FAILED with nothing applied, and Stripe delivers the event again. Without payments enabled on this instance (a Stripe secret key), every payments operation answers 404 PAYMENTS_DISABLED.
+         * @description The raw body is verified against the Stripe-Signature header with the endpoint secret, allowing 300 seconds of clock difference; a missing, malformed, wrong or stale signature is 400 WEBHOOK_SIGNATURE_INVALID and changes nothing (a body that is not the JSON of an Event is refused before, 400 VALIDATION_ERROR). Each event id is processed once: a redelivery answers 200 with duplicate true and does nothing. Handled: checkout.session.completed, customer.subscription.created/updated/deleted, invoice.paid, invoice.payment_failed; for each the subscription is read again from Stripe and its current state stored, so events arriving out of order never apply an older state. Other event types are acknowledged and ignored. A processing failure answers 500 PAYMENT_WEBHOOK_FAILED with nothing applied, and Stripe delivers the event again. Without payments enabled on this instance (a Stripe secret key), every payments operation answers 404 PAYMENTS_DISABLED.
          */
         post: {
             parameters: {

@@ -29,6 +29,8 @@ import * as m0025 from './migrations/0025_asset_uploader.js';
 import * as m0026 from './migrations/0026_asset_unreadable.js';
 import * as m0027 from './migrations/0027_search_terms.js';
 import * as m0028 from './migrations/0028_workspace_creator.js';
+import * as m0029 from './migrations/0029_share_expiry_cap.js';
+import * as m0030 from './migrations/0030_upload_bounds.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -66,6 +68,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0026_asset_unreadable': m0026,
   '0027_search_terms': m0027,
   '0028_workspace_creator': m0028,
+  '0029_share_expiry_cap': m0029,
+  '0030_upload_bounds': m0030,
 };
 
 class ListProvider implements MigrationProvider {

@@ -81,6 +81,8 @@ export interface WorkspacesTable {
   modified_at: number;
   /** The account that created it (issue #28: DAM_MAX_WORKSPACES_PER_USER); null before 0028 and after its deletion. */
   created_by: Generated<number | null>;
+  /** How many days ahead its managers may set a shared link's expiry (issue #28, migration 0029); admins are not capped. */
+  share_max_expiry_days: Generated<number>;
 }
 
 export interface WorkspaceMembersTable {
@@ -219,8 +221,10 @@ export interface UploadSessionsTable {
   completion: string | null;
   /** The version this upload fills (migration 0004): v1 of a new asset, or a new version of an existing one. */
   version_id: Generated<number | null>;
-  /** Storage bytes start-upload reserved for this upload (migration 0020); 0 once released. */
+  /** Storage bytes start-upload reserved for this upload (migration 0020), grown as parts arrive; 0 once released. */
   reserved_bytes: Generated<number>;
+  /** The `fileSize` start-upload declared (migration 0030); null: none. Bounds the bytes the parts may hold together. */
+  declared_size: Generated<number | null>;
 }
 
 export interface UploadPartsTable {
@@ -229,6 +233,8 @@ export interface UploadPartsTable {
   etag: string;
   size: number;
   uploaded_at: number;
+  /** The local store's file of the part's current body (migration 0030); null: `<n>-<md5>`, from before it. */
+  file: Generated<string | null>;
 }
 
 export interface ObjectDeletionsTable {
@@ -482,7 +488,7 @@ export interface ZipImportEntriesTable {
   name: string;
   kind: 'file' | 'directory';
   outcome: ZipEntryOutcome;
-  /** Why it was skipped or failed: an entry problem (unsafe_name, symlink, ...), too_large, limit, corrupt, error. */
+  /** Why it was skipped or failed: an entry problem (unsafe_name, symlink, ...), too_large, limit, quota, corrupt, error. */
   reason: string | null;
   message: string | null;
   asset_id: number | null;

@@ -65,7 +65,8 @@ export async function registerOpenApi(app: FastifyInstance, config: AppConfig): 
           'Every operation that needs a token counts against a per-user rate limit (DAM_USER_RATE_LIMIT requests per ' +
           'DAM_USER_RATE_WINDOW seconds, default 1200 per 60): over it, 429 RATE_LIMITED with Retry-After (seconds) and a ' +
           'message naming the limit. Sign-in routes are limited per client address instead (see /auth/login). ' +
-          'CORS is open: every answer allows any origin (`Access-Control-Allow-Origin: *`) and exposes ETag; a preflight ' +
+          'CORS is open: every answer allows any origin (`Access-Control-Allow-Origin: *`) and exposes ETag, ' +
+          'Content-Disposition, Content-Range, Content-Length, Accept-Ranges, Retry-After, Idempotent-Replayed and X-Download-Grant; a preflight ' +
           '(OPTIONS with Origin and Access-Control-Request-Method) answers 204 with every method, the requested headers ' +
           'and a max age of a day, and an OPTIONS without those two headers answers 400 naming the missing one. The ' +
           "local store's part-upload URLs follow the bucket's CORS rules instead (POST /storage/updateBucketConfig).",
