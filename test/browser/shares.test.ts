@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Download, Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { readZip } from '../helpers/zip.js';
-import { type BrowserApp, hasChromium, newPage, png, registerApi, screenshot, type Session, signedInPage, uploadApi, useBrowserSuite } from './harness.js';
+import { type BrowserApp, hasChromium, newPage, png, registerApi, screenshot, screenshotVariants, type Session, signedInPage, uploadApi, useBrowserSuite } from './harness.js';
 
 interface ShareJson {
   id: number;
@@ -375,5 +375,32 @@ describe.skipIf(!hasChromium)('shared links, in chromium', () => {
     } finally {
       await context.close();
     }
+  });
+
+  it("offers a manager only the expiries within the workspace's cap (issue #28), and says why", async () => {
+    await api('PATCH', `/workspaces/${ws}`, { share_max_expiry_days: 7 });
+    const { context, page } = await signedInPage(browser, manager);
+    try {
+      await page.goto(`${base}/library?ws=${ws}&folder=${press}`);
+      await page.getByRole('heading', { name: 'Press kit' }).waitFor();
+      await page.getByRole('button', { name: 'Share' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Share the folder “Press kit”' });
+      await expect.poll(() => dialog.textContent()).toContain('or one that lasts more than 7 days');
+      await expect(dialog.getByLabel('Link expires').locator('option').allTextContents()).resolves.toEqual(['1 day', '7 days', 'Until a date…']);
+      // The 30-day default is beyond the cap: the longest preset left is chosen.
+      await expect(dialog.getByLabel('Link expires').inputValue()).resolves.toBe('7d');
+      await dialog.getByLabel('Link expires').selectOption('date');
+      const max = await dialog.getByLabel('Last day the link works').getAttribute('max');
+      expect(max).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      await screenshotVariants(page, 'share-expiry-cap', () => dialog.waitFor());
+      await dialog.getByLabel('Link expires').selectOption('7d');
+      await dialog.getByRole('button', { name: 'Create link' }).click();
+      await page.getByRole('dialog', { name: 'Link created' }).waitFor();
+    } finally {
+      await context.close();
+      await api('PATCH', `/workspaces/${ws}`, { share_max_expiry_days: 90 });
+    }
+    const made = (await links())[0]!;
+    expect(made.expires_at! - Date.now() / 1000).toBeLessThan(7 * 86_400 + 60);
   });
 });
