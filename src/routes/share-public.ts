@@ -6,7 +6,8 @@ import { AppError } from '../errors.js';
 import { limitCheck } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { ShareAccessService, ShareClient } from '../services/share-access-service.js';
-import { DOWNLOAD_GRANT_COOKIE, readCookie } from '../services/download-grants.js';
+import { readCookie } from '../domain/cookies.js';
+import { DOWNLOAD_GRANT_COOKIE } from '../services/download-grants.js';
 import {
   DownloadHeaders,
   KeyAssetParams,

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
+import { pathCookie } from '../domain/cookies.js';
 import { secretsOf, type SecretInput } from './signing-secrets.js';
 
 const AUDIENCE = 'dam-share-download';
@@ -54,23 +55,7 @@ export class DownloadGrantSigner {
   }
 }
 
-/**
- * The Set-Cookie of a grant: only sent back to this file's download route (the path under DAM_PUBLIC_URL's),
- * HttpOnly, SameSite=Lax (a followed link still carries it), Secure on an https instance.
- */
+/** The Set-Cookie of a grant: only sent back to this file's download route (domain/cookies.ts). */
 export function grantCookie(publicUrl: string, downloadPath: string, token: string, maxAge: number): string {
-  const base = new URL(publicUrl);
-  const path = `${base.pathname.replace(/\/+$/, '')}${downloadPath}`;
-  const secure = base.protocol === 'https:' ? '; Secure' : '';
-  return `${DOWNLOAD_GRANT_COOKIE}=${token}; Max-Age=${maxAge}; Path=${path}; HttpOnly; SameSite=Lax${secure}`;
-}
-
-/** A cookie's value from a Cookie header, if present. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+  return pathCookie(DOWNLOAD_GRANT_COOKIE, token, { publicUrl, path: downloadPath, maxAge });
 }

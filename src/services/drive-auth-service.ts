@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import { pathCookie, readCookie } from '../domain/cookies.js';
 import { appError } from '../errors.js';
 import { OAuthClient } from '../drives/oauth.js';
 import { DRIVE_MODULES } from '../drives/registry.js';
@@ -168,10 +169,7 @@ export class DriveAuthService {
   }
 
   private cookie(id: DriveProviderId, value: string, maxAge: number): string {
-    const base = new URL(this.ctx.config.publicUrl);
-    const path = `${base.pathname.replace(/\/+$/, '')}/${id}/callback`;
-    const secure = base.protocol === 'https:' ? '; Secure' : '';
-    return `${BINDING_COOKIE}=${value}; Max-Age=${maxAge}; Path=${path}; HttpOnly; SameSite=Lax${secure}`;
+    return pathCookie(BINDING_COOKIE, value, { publicUrl: this.ctx.config.publicUrl, path: `/${id}/callback`, maxAge });
   }
 }
 
@@ -198,14 +196,6 @@ function withParams(path: string, params: Record<string, string>): string {
   const url = new URL(path, 'http://return-to.invalid');
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   return `${url.pathname}${url.search}`;
-}
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || undefined;
-  }
-  return undefined;
 }
 
 function safeEqual(a: string, b: string): boolean {
