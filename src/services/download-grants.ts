@@ -1,7 +1,6 @@
-import { createHmac } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
 import { pathCookie } from '../domain/cookies.js';
-import { secretsOf, type SecretInput } from './signing-secrets.js';
+import { PurposeTokens } from './purpose-tokens.js';
+import type { SecretInput } from './signing-secrets.js';
 
 const AUDIENCE = 'dam-share-download';
 
@@ -25,33 +24,21 @@ export interface GrantSubject {
  * (DOWNLOAD_GRANT_SECONDS). No table is needed: a grant is issued only after its download was counted.
  */
 export class DownloadGrantSigner {
-  private readonly keys: Uint8Array[];
+  private readonly tokens: PurposeTokens;
 
   constructor(secret: SecretInput) {
-    this.keys = secretsOf(secret).all.map((s) => createHmac('sha256', s).update('dam-token:share-download').digest());
+    this.tokens = new PurposeTokens(secret, 'share-download', AUDIENCE);
   }
 
+  /** Short (about 170 characters): it travels in a header and a cookie. */
   sign(subject: GrantSubject, expiresAt: number): Promise<string> {
-    // Short (about 170 characters): it travels in a header and a cookie.
-    return new SignJWT({ f: `${subject.assetId}.${subject.versionId}` })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(String(subject.linkId))
-      .setAudience(AUDIENCE)
-      .setExpirationTime(expiresAt)
-      .sign(this.keys[0]!);
+    return this.tokens.sign(String(subject.linkId), { f: `${subject.assetId}.${subject.versionId}` }, expiresAt);
   }
 
   /** Whether `token` is an unexpired grant for exactly this file of this link (`now` in Unix seconds). */
   async verify(token: string, subject: GrantSubject, now: number): Promise<boolean> {
-    for (const key of this.keys) {
-      try {
-        const { payload } = await jwtVerify(token, key, { audience: AUDIENCE, algorithms: ['HS256'], currentDate: new Date(now * 1000) });
-        return payload.sub === String(subject.linkId) && payload.f === `${subject.assetId}.${subject.versionId}`;
-      } catch {
-        // Another key (DAM_JWT_SECRET_PREVIOUS) may have signed it.
-      }
-    }
-    return false;
+    const payload = await this.tokens.verify(token, now);
+    return payload !== null && payload.sub === String(subject.linkId) && payload.f === `${subject.assetId}.${subject.versionId}`;
   }
 }
 
