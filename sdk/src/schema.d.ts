@@ -7927,7 +7927,7 @@ export interface paths {
         };
         /**
          * Download an object (any member)
-         * @description Streams the file as an attachment (whatever its type: HTML or SVG is never rendered from this origin) with `X-Content-Type-Options: nosniff` and its recorded type. A single `Range` is answered with 206; an unsatisfiable one with 416. The object of an asset in the trash answers 404 until the asset is restored. With embed_metadata=true, types ExifTool can write (JPEG, PNG, TIFF, WebP, GIF, HEIC/HEIF, AVIF, JPEG 2000, JPEG XL, DNG, PSD, PDF, EPS, MP4, MOV, M4V, M4A) up to 2 GiB are written on a temporary copy (the stored file never changes) and sent whole: 200, `Accept-Ranges: none`, any `Range` ignored, since the written bytes exist for this answer only. A field without a value is removed from the file, and the tags replace the file's keywords, once the file was read (metadata_version_id is the current version); before that only values are written and the tags are added to its keywords. Other types, larger files and files ExifTool fails to rewrite are sent as stored (Range served as usual for the first two). The `Metadata-Embedded` header says which: `true` or `false`. Signed media URLs (file_url) always serve the stored bytes.
+         * @description Streams the file as an attachment (whatever its type: HTML or SVG is never rendered from this origin) with `X-Content-Type-Options: nosniff` and its recorded type. A single `Range` is answered with 206; an unsatisfiable one with 416. The object of an asset in the trash answers 404 until the asset is restored. An asset key serves whichever version is current, a version key that version only. Every answer carries a strong `ETag` (the SHA-256 of the file once hashed, else `"v<version id>"`; a thumbnail, preview or video preview a weak one) and `Last-Modified` (when the version was made). `If-None-Match` with the ETag (or `If-Modified-Since`, on a URL that names a version) answers 304. A `Range` sent with `If-Range` is answered with 206 only while the file is the one the ETag (or, on a version URL, the date) names; after a new version it is the whole file with 200, so a resumed download is never spliced from two versions. A resume without `If-Range` (curl -C, wget -c) cannot be checked: resume a URL that names the version (the version download, or a version key). An unsatisfiable range answers 416 with `Content-Range: bytes *\/<size>`. With embed_metadata=true, types ExifTool can write (JPEG, PNG, TIFF, WebP, GIF, HEIC/HEIF, AVIF, JPEG 2000, JPEG XL, DNG, PSD, PDF, EPS, MP4, MOV, M4V, M4A) up to 2 GiB are written on a temporary copy (the stored file never changes) and sent whole: 200, `Accept-Ranges: none`, any `Range` ignored, since the written bytes exist for this answer only. A field without a value is removed from the file, and the tags replace the file's keywords, once the file was read (metadata_version_id is the current version); before that only values are written and the tags are added to its keywords. Other types, larger files and files ExifTool fails to rewrite are sent as stored (Range served as usual for the first two). The `Metadata-Embedded` header says which: `true` or `false`. Signed media URLs (file_url) always serve the stored bytes.
          */
         get: {
             parameters: {
@@ -7939,7 +7939,16 @@ export interface paths {
                     /** @description true: the file is sent with the asset's current caption, creator, copyright, usage terms and tags (as keywords) written into it (XMP, and IPTC and EXIF where the format has them), so metadata edited here travels with the file. See the operation description. */
                     embed_metadata?: boolean;
                 };
-                header?: never;
+                header?: {
+                    /** @description One byte range (`bytes=<first>-[<last>]`, or `bytes=-<suffix>`); several ranges get the whole file */
+                    range?: string;
+                    /** @description An ETag (strong) or an HTTP date: the Range is served only while the file is still the one named, else 200 with all of it */
+                    "if-range"?: string;
+                    /** @description ETags (or `*`) of copies the client holds: 304 when one is the current file */
+                    "if-none-match"?: string;
+                    /** @description An HTTP date: 304 when the file is no newer (URLs that name a version; ignored when If-None-Match is sent) */
+                    "if-modified-since"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7948,6 +7957,10 @@ export interface paths {
                 /** @description The file */
                 200: {
                     headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7957,11 +7970,28 @@ export interface paths {
                 /** @description Part of the file */
                 206: {
                     headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
+                        /** @description bytes <first>-<last>/<size> */
+                        "Content-Range"?: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": unknown;
                     };
+                };
+                /** @description Not modified: the copy named by If-None-Match (or If-Modified-Since) is current */
+                304: {
+                    headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Error: a message naming the problem and a stable code */
                 400: {
@@ -8053,9 +8083,11 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error: a message naming the problem and a stable code */
+                /** @description The range is outside the file (RANGE_NOT_SATISFIABLE, with its size) */
                 416: {
                     headers: {
+                        /** @description bytes *\/<size>: the size of the file */
+                        "Content-Range"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9416,7 +9448,7 @@ export interface paths {
         };
         /**
          * Download a version's file (viewers and up)
-         * @description As /storage/download: attachment with the version's file name, a single `Range` answered with 206. embed_metadata=true writes the asset's current metadata into this version's file. With embed_metadata=true, types ExifTool can write (JPEG, PNG, TIFF, WebP, GIF, HEIC/HEIF, AVIF, JPEG 2000, JPEG XL, DNG, PSD, PDF, EPS, MP4, MOV, M4V, M4A) up to 2 GiB are written on a temporary copy (the stored file never changes) and sent whole: 200, `Accept-Ranges: none`, any `Range` ignored, since the written bytes exist for this answer only. A field without a value is removed from the file, and the tags replace the file's keywords, once the file was read (metadata_version_id is the current version); before that only values are written and the tags are added to its keywords. Other types, larger files and files ExifTool fails to rewrite are sent as stored (Range served as usual for the first two). The `Metadata-Embedded` header says which: `true` or `false`. Signed media URLs (file_url) always serve the stored bytes. A missing id, an id in a workspace the caller is not a member of, and an asset in the trash (or a version of one) all answer 404.
+         * @description As /storage/download: attachment with the version's file name, a single `Range` answered with 206. embed_metadata=true writes the asset's current metadata into this version's file. The URL names the version, so it is the one to resume with a client that sends no If-Range. Every answer carries a strong `ETag` (the SHA-256 of the file once hashed, else `"v<version id>"`; a thumbnail, preview or video preview a weak one) and `Last-Modified` (when the version was made). `If-None-Match` with the ETag (or `If-Modified-Since`, on a URL that names a version) answers 304. A `Range` sent with `If-Range` is answered with 206 only while the file is the one the ETag (or, on a version URL, the date) names; after a new version it is the whole file with 200, so a resumed download is never spliced from two versions. A resume without `If-Range` (curl -C, wget -c) cannot be checked: resume a URL that names the version (the version download, or a version key). An unsatisfiable range answers 416 with `Content-Range: bytes *\/<size>`. With embed_metadata=true, types ExifTool can write (JPEG, PNG, TIFF, WebP, GIF, HEIC/HEIF, AVIF, JPEG 2000, JPEG XL, DNG, PSD, PDF, EPS, MP4, MOV, M4V, M4A) up to 2 GiB are written on a temporary copy (the stored file never changes) and sent whole: 200, `Accept-Ranges: none`, any `Range` ignored, since the written bytes exist for this answer only. A field without a value is removed from the file, and the tags replace the file's keywords, once the file was read (metadata_version_id is the current version); before that only values are written and the tags are added to its keywords. Other types, larger files and files ExifTool fails to rewrite are sent as stored (Range served as usual for the first two). The `Metadata-Embedded` header says which: `true` or `false`. Signed media URLs (file_url) always serve the stored bytes. A missing id, an id in a workspace the caller is not a member of, and an asset in the trash (or a version of one) all answer 404.
          */
         get: {
             parameters: {
@@ -9424,7 +9456,16 @@ export interface paths {
                     /** @description true: the file is sent with the asset's current caption, creator, copyright, usage terms and tags (as keywords) written into it (XMP, and IPTC and EXIF where the format has them), so metadata edited here travels with the file. See the operation description. */
                     embed_metadata?: boolean;
                 };
-                header?: never;
+                header?: {
+                    /** @description One byte range (`bytes=<first>-[<last>]`, or `bytes=-<suffix>`); several ranges get the whole file */
+                    range?: string;
+                    /** @description An ETag (strong) or an HTTP date: the Range is served only while the file is still the one named, else 200 with all of it */
+                    "if-range"?: string;
+                    /** @description ETags (or `*`) of copies the client holds: 304 when one is the current file */
+                    "if-none-match"?: string;
+                    /** @description An HTTP date: 304 when the file is no newer (URLs that name a version; ignored when If-None-Match is sent) */
+                    "if-modified-since"?: string;
+                };
                 path: {
                     /** @description Numeric id */
                     id: number;
@@ -9436,6 +9477,10 @@ export interface paths {
                 /** @description The file */
                 200: {
                     headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9445,11 +9490,28 @@ export interface paths {
                 /** @description Part of the file */
                 206: {
                     headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
+                        /** @description bytes <first>-<last>/<size> */
+                        "Content-Range"?: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": unknown;
                     };
+                };
+                /** @description Not modified: the copy named by If-None-Match (or If-Modified-Since) is current */
+                304: {
+                    headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Error: a message naming the problem and a stable code */
                 400: {
@@ -9541,9 +9603,11 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error: a message naming the problem and a stable code */
+                /** @description The range is outside the file (RANGE_NOT_SATISFIABLE, with its size) */
                 416: {
                     headers: {
+                        /** @description bytes *\/<size>: the size of the file */
+                        "Content-Range"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9950,7 +10014,7 @@ export interface paths {
         };
         /**
          * A version's file, thumbnail, preview or video preview, by signed URL
-         * @description The URLs come from version objects and the preview endpoint; the signature covers the path and the expiry. A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206. Served inline only for raster images, audio and video (by the recorded, sniffed type); HTML, SVG, XML and JavaScript, and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP. For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404. `grant` (signed with the rest) says what the URL was handed out under, checked on every use: `u<id>`, a member, served while that user still sees the asset (a private asset: its uploader, managers and admins of its workspace); `s<id>`, a shared link, served while that link is active (not revoked or expired) and still shows this version of a public asset that is not in the trash. Otherwise 404. A shared link's answer may be reused for up to 5 seconds per process, so its revocation takes at most that long to reach a URL already used.
+         * @description The URLs come from version objects and the preview endpoint; the signature covers the path and the expiry. A tampered signature is 403 INVALID_SIGNATURE, an expired one 403 URL_EXPIRED. Range requests are answered with 206. Served inline only for raster images, audio and video (by the recorded, sniffed type); HTML, SVG, XML and JavaScript, and everything else, as an attachment; always with `X-Content-Type-Options: nosniff` and a sandboxing CSP. For an asset in the trash only the thumbnail is served (the trash lists it); its file and preview answer 404. `grant` (signed with the rest) says what the URL was handed out under, checked on every use: `u<id>`, a member, served while that user still sees the asset (a private asset: its uploader, managers and admins of its workspace); `s<id>`, a shared link, served while that link is active (not revoked or expired) and still shows this version of a public asset that is not in the trash. Otherwise 404. A shared link's answer may be reused for up to 5 seconds per process, so its revocation takes at most that long to reach a URL already used. Every answer carries a strong `ETag` (the SHA-256 of the file once hashed, else `"v<version id>"`; a thumbnail, preview or video preview a weak one) and `Last-Modified` (when the version was made). `If-None-Match` with the ETag (or `If-Modified-Since`, on a URL that names a version) answers 304. A `Range` sent with `If-Range` is answered with 206 only while the file is the one the ETag (or, on a version URL, the date) names; after a new version it is the whole file with 200, so a resumed download is never spliced from two versions. A resume without `If-Range` (curl -C, wget -c) cannot be checked: resume a URL that names the version (the version download, or a version key). An unsatisfiable range answers 416 with `Content-Range: bytes *\/<size>`.
          */
         get: {
             parameters: {
@@ -9960,7 +10024,16 @@ export interface paths {
                     /** @description u<user id> (a member) or s<link id> (a shared link) */
                     grant?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description One byte range (`bytes=<first>-[<last>]`, or `bytes=-<suffix>`); several ranges get the whole file */
+                    range?: string;
+                    /** @description An ETag (strong) or an HTTP date: the Range is served only while the file is still the one named, else 200 with all of it */
+                    "if-range"?: string;
+                    /** @description ETags (or `*`) of copies the client holds: 304 when one is the current file */
+                    "if-none-match"?: string;
+                    /** @description An HTTP date: 304 when the file is no newer (URLs that name a version; ignored when If-None-Match is sent) */
+                    "if-modified-since"?: string;
+                };
                 path: {
                     /** @description Version id */
                     id: number;
@@ -9971,23 +10044,44 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The file */
                 200: {
                     headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": unknown;
                     };
                 };
-                /** @description Default Response */
+                /** @description Part of the file */
                 206: {
                     headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
+                        /** @description bytes <first>-<last>/<size> */
+                        "Content-Range"?: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": unknown;
                     };
+                };
+                /** @description Not modified: the copy named by If-None-Match (or If-Modified-Since) is current */
+                304: {
+                    headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Error: a message naming the problem and a stable code */
                 403: {
@@ -10019,9 +10113,11 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error: a message naming the problem and a stable code */
+                /** @description The range is outside the file (RANGE_NOT_SATISFIABLE, with its size) */
                 416: {
                     headers: {
+                        /** @description bytes *\/<size>: the size of the file */
+                        "Content-Range"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -13896,7 +13992,7 @@ export interface paths {
         };
         /**
          * Download one item of a shared link (Range supported)
-         * @description Streams the file of the version the link shows, as an attachment with its name (RFC 6266, UTF-8 names as filename*). A single byte range is answered with 206. Every GET counts one download and is logged, whatever range it asks for, and answers a download grant for this file: the X-Download-Grant header, and the same value as the dam_dl cookie (HttpOnly, scoped to this download path). A request that sends the grant back (the header, or the cookie a browser returns by itself) is that download resumed: not counted again, and served even once the limit is reached, for a day and for this file and version only. HEAD counts nothing and answers no grant. An asset that is not an item of the link (another asset, deleted, in the trash) is 404. Downloads must be allowed by the link (else 403 SHARE_DOWNLOADS_DISABLED). With max_downloads, each counted download takes one slot atomically (two requests for the last slot: one gets the file, the other 410), and once all are taken every new download answers 410 SHARE_DOWNLOAD_LIMIT. No bearer token: the key is the credential. An unknown, revoked or expired key (or a link whose folder, collection or version was deleted or is in the trash) answers 404 with the same body. A password-protected link answers 401 SHARE_PASSWORD_REQUIRED until POST /shared/public/{key}/unlock gives a share-access token, sent as the X-Share-Token header or the st query parameter (links followed by a browser, such as downloads, use st). Requests are limited per client address (DAM_SHARE_RATE_LIMIT a minute) and per link (DAM_SHARE_LINK_RATE_LIMIT a minute): over either, 429 RATE_LIMITED with Retry-After.
+         * @description Streams the file of the version the link shows, as an attachment with its name (RFC 6266, UTF-8 names as filename*). A single byte range is answered with 206. Every GET counts one download and is logged, whatever range it asks for, and answers a download grant for this file: the X-Download-Grant header, and the same value as the dam_dl cookie (HttpOnly, scoped to this download path). A request that sends the grant back (the header, or the cookie a browser returns by itself) is that download resumed: not counted again, and served even once the limit is reached, for a day and for this file and version only. HEAD counts nothing and answers no grant. An asset that is not an item of the link (another asset, deleted, in the trash) is 404. A 304 counts nothing. A link to a version always serves that version; the other links serve each asset's current version. Every answer carries a strong `ETag` (the SHA-256 of the file once hashed, else `"v<version id>"`; a thumbnail, preview or video preview a weak one) and `Last-Modified` (when the version was made). `If-None-Match` with the ETag (or `If-Modified-Since`, on a URL that names a version) answers 304. A `Range` sent with `If-Range` is answered with 206 only while the file is the one the ETag (or, on a version URL, the date) names; after a new version it is the whole file with 200, so a resumed download is never spliced from two versions. A resume without `If-Range` (curl -C, wget -c) cannot be checked: resume a URL that names the version (the version download, or a version key). An unsatisfiable range answers 416 with `Content-Range: bytes *\/<size>`. Downloads must be allowed by the link (else 403 SHARE_DOWNLOADS_DISABLED). With max_downloads, each counted download takes one slot atomically (two requests for the last slot: one gets the file, the other 410), and once all are taken every new download answers 410 SHARE_DOWNLOAD_LIMIT. No bearer token: the key is the credential. An unknown, revoked or expired key (or a link whose folder, collection or version was deleted or is in the trash) answers 404 with the same body. A password-protected link answers 401 SHARE_PASSWORD_REQUIRED until POST /shared/public/{key}/unlock gives a share-access token, sent as the X-Share-Token header or the st query parameter (links followed by a browser, such as downloads, use st). Requests are limited per client address (DAM_SHARE_RATE_LIMIT a minute) and per link (DAM_SHARE_LINK_RATE_LIMIT a minute): over either, 429 RATE_LIMITED with Retry-After.
          */
         get: {
             parameters: {
@@ -13907,6 +14003,14 @@ export interface paths {
                 header?: {
                     /** @description Share-access token from POST /shared/public/{key}/unlock */
                     "x-share-token"?: string;
+                    /** @description One byte range (`bytes=<first>-[<last>]`, or `bytes=-<suffix>`); several ranges get the whole file */
+                    range?: string;
+                    /** @description An ETag (strong) or an HTTP date: the Range is served only while the file is still the one named, else 200 with all of it */
+                    "if-range"?: string;
+                    /** @description ETags (or `*`) of copies the client holds: 304 when one is the current file */
+                    "if-none-match"?: string;
+                    /** @description An HTTP date: 304 when the file is no newer (URLs that name a version; ignored when If-None-Match is sent) */
+                    "if-modified-since"?: string;
                     /** @description The X-Download-Grant answered by an earlier counted download of this file: this request resumes it and is not counted (browsers send the dam_dl cookie instead) */
                     "x-download-grant"?: string;
                 };
@@ -13920,23 +14024,44 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The file */
                 200: {
                     headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": unknown;
                     };
                 };
-                /** @description Default Response */
+                /** @description Part of the file */
                 206: {
                     headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
+                        /** @description bytes <first>-<last>/<size> */
+                        "Content-Range"?: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": unknown;
                     };
+                };
+                /** @description Not modified: the copy named by If-None-Match (or If-Modified-Since) is current */
+                304: {
+                    headers: {
+                        /** @description Names the bytes: changes whenever the file served at this URL changes */
+                        ETag?: string;
+                        /** @description When the version was made (HTTP date) */
+                        "Last-Modified"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Error: a message naming the problem and a stable code */
                 400: {
@@ -14013,9 +14138,11 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error: a message naming the problem and a stable code */
+                /** @description The range is outside the file (RANGE_NOT_SATISFIABLE, with its size) */
                 416: {
                     headers: {
+                        /** @description bytes *\/<size>: the size of the file */
+                        "Content-Range"?: string;
                         [name: string]: unknown;
                     };
                     content: {

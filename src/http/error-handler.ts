@@ -57,6 +57,8 @@ export function installErrorHandler(app: FastifyInstance, exposeStack: boolean):
       reply.header('content-type', 'application/json; charset=utf-8');
     }
     if (error instanceof AppError) {
+      // RFC 9110 §15.5.17: a 416 names the current length, so the client can ask again within it.
+      if (error.code === 'RANGE_NOT_SATISFIABLE' && typeof error.details?.size === 'number') reply.header('content-range', `bytes */${error.details.size}`);
       return reply.status(error.status).send({ error: error.message, code: error.code, ...error.details });
     }
     if (error.validation) {

@@ -33,6 +33,8 @@ export interface ShareItemRow {
   storage_key: string;
   /** When the shown version was uploaded (Unix seconds): the file's time in an archive. */
   version_created_at: number;
+  /** The shown version's SHA-256 once hashed (its download's ETag, issue #38). */
+  version_sha256: string | null;
   thumbnail_key: string | null;
   preview_key: string | null;
   /** The shown version's web-playable video preview (issue #15): ready (a transcode), original (the file plays as it is), else none yet. */
@@ -152,6 +154,7 @@ function selectItems(db: DB, link: ShareRecord) {
       'v.height',
       'v.storage_key',
       'v.created_at as version_created_at',
+      'v.sha256 as version_sha256',
       't.storage_key as thumbnail_key',
       'p.storage_key as preview_key',
       'v.video_preview_status',

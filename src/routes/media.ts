@@ -4,7 +4,9 @@ import { notFound } from '../errors.js';
 import { ErrorBody, Id } from '../http/schemas.js';
 import { GRANT_PATTERN } from '../media/links.js';
 import { iconSvg, isFileType } from '../media/icons.js';
+import { downloadConditions } from '../services/downloads.js';
 import type { MediaService } from '../services/media-service.js';
+import { ConditionalHeaders, DownloadResponses, RESUME_NOTE } from './download-schemas.js';
 
 /**
  * Public media routes (no bearer token): the signed URLs of version files and renditions
@@ -30,7 +32,8 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
           'while that user still sees the asset (a private asset: its uploader, managers and admins of its workspace); `s<id>`, ' +
           'a shared link, served while that link is active (not revoked or expired) and still shows this version of a public ' +
           'asset that is not in the trash. Otherwise 404. A shared link\'s answer may be reused for up to 5 seconds per process, ' +
-          'so its revocation takes at most that long to reach a URL already used.',
+          'so its revocation takes at most that long to reach a URL already used. ' +
+          RESUME_NOTE,
         params: Type.Object({
           id: Id('Version id'),
           kind: Type.Union([Type.Literal('file'), Type.Literal('thumbnail'), Type.Literal('preview'), Type.Literal('video')], {
@@ -42,13 +45,14 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
           signature: Type.Optional(Type.String({ maxLength: 128 })),
           grant: Type.Optional(Type.String({ pattern: GRANT_PATTERN, maxLength: 20, description: 'u<user id> (a member) or s<link id> (a shared link)' })),
         }),
-        response: { 200: Type.Any(), 206: Type.Any(), 403: ErrorBody, 404: ErrorBody, 416: ErrorBody, 502: ErrorBody },
+        headers: Type.Object(ConditionalHeaders),
+        response: { ...DownloadResponses, 403: ErrorBody, 404: ErrorBody, 502: ErrorBody },
       },
     },
     async (req, reply) => {
       const result = await media.serve(
         { versionId: req.params.id, kind: req.params.kind, grant: req.query.grant, expires: req.query.expires, signature: req.query.signature },
-        req.headers.range,
+        downloadConditions(req.headers),
       );
       return reply.status(result.status).headers(result.headers).send(result.stream);
     },

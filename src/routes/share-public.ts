@@ -8,6 +8,8 @@ import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { ShareAccessService, ShareClient } from '../services/share-access-service.js';
 import { readCookie } from '../domain/cookies.js';
 import { DOWNLOAD_GRANT_COOKIE } from '../services/download-grants.js';
+import { downloadConditions } from '../services/downloads.js';
+import { DownloadResponses, RESUME_NOTE } from './download-schemas.js';
 import {
   DownloadHeaders,
   KeyAssetParams,
@@ -150,18 +152,21 @@ export const sharePublicRoutes: FastifyPluginAsyncTypebox<{ access: ShareAccessS
           'dam_dl cookie (HttpOnly, scoped to this download path). A request that sends the grant back (the header, or the ' +
           'cookie a browser returns by itself) is that download resumed: not counted again, and served even once the limit is ' +
           'reached, for a day and for this file and version only. HEAD counts nothing and answers no grant. An asset that is ' +
-          'not an item of the link (another asset, deleted, in the trash) is 404. ' +
+          'not an item of the link (another asset, deleted, in the trash) is 404. A 304 counts nothing. A link to a version ' +
+          'always serves that version; the other links serve each asset\'s current version. ' +
+          RESUME_NOTE +
+          ' ' +
           DOWNLOAD_RULES +
           ' ' +
           PUBLIC,
         params: KeyAssetParams,
         querystring: PublicFileQuery,
         headers: DownloadHeaders,
-        response: { 200: Type.Any(), 206: Type.Any(), 403: ErrorBody, 410: ErrorBody, 416: ErrorBody, 502: ErrorBody, ...errors },
+        response: { ...DownloadResponses, 403: ErrorBody, 410: ErrorBody, 502: ErrorBody, ...errors },
       },
     },
     async (req, reply) => {
-      const result = await access.download(req.params.key, req.params.assetId, clientOf(req), req.headers.range, req.method === 'GET');
+      const result = await access.download(req.params.key, req.params.assetId, clientOf(req), downloadConditions(req.headers), req.method === 'GET');
       return reply.status(result.status).headers(result.headers).send(result.stream);
     },
   );

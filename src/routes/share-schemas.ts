@@ -10,6 +10,7 @@ import {
   UNLOCK_WINDOW_SECONDS,
 } from '../domain/shares.js';
 import { Id as IdOf, Paging } from '../http/schemas.js';
+import { ConditionalHeaders } from './download-schemas.js';
 
 /** TypeBox schemas of the shared links (issue #14): management (/shared) and public (/shared/public/:key) sides. */
 
@@ -195,6 +196,7 @@ export const ShareTokenHeaders = Type.Object({
 export const MAX_DOWNLOAD_GRANT = 255;
 export const DownloadHeaders = Type.Object({
   ...ShareTokenHeaders.properties,
+  ...ConditionalHeaders,
   'x-download-grant': Type.Optional(
     Type.String({
       minLength: 1,

@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorBody, MAX_ID, WireId, wireId } from '../http/schemas.js';
 import type { StorageService } from '../services/storage-service.js';
+import { downloadConditions } from '../services/downloads.js';
+import { ConditionalHeaders, DownloadResponses, RESUME_NOTE } from './download-schemas.js';
 import { EMBED_METADATA_NOTE, EmbedMetadata } from './writeback-schemas.js';
 import { MAX_PARTS, PART_URL_TTL } from '../services/storage-service.js';
 
@@ -187,13 +189,17 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
           'Streams the file as an attachment (whatever its type: HTML or SVG is never rendered from this origin) with ' +
           '`X-Content-Type-Options: nosniff` and its recorded type. A single `Range` is answered with 206; an unsatisfiable one with 416. ' +
           'The object of an asset in the trash answers 404 until the asset is restored. ' +
+          'An asset key serves whichever version is current, a version key that version only. ' +
+          RESUME_NOTE +
+          ' ' +
           EMBED_METADATA_NOTE,
         querystring: Type.Object({ key: Key, workspaceId: WorkspaceId, embed_metadata: EmbedMetadata }),
-        response: { 200: Type.Any({ description: 'The file' }), 206: Type.Any({ description: 'Part of the file' }), ...errors, 416: ErrorBody },
+        headers: Type.Object(ConditionalHeaders),
+        response: { ...DownloadResponses, ...errors },
       },
     },
     async (req, reply) => {
-      const result = await storage.download(req.caller, req.query, req.headers.range);
+      const result = await storage.download(req.caller, req.query, downloadConditions(req.headers));
       return reply.status(result.status).headers(result.headers).send(result.stream);
     },
   );

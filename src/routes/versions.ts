@@ -8,6 +8,8 @@ import { Envelope, ErrorBody, IdParams, ok } from '../http/schemas.js';
 import type { VersionService } from '../services/version-service.js';
 import { AssetSchema, Deleted, Metadata } from './catalog-schemas.js';
 import { PreviewSchema, VersionSchema } from './version-schemas.js';
+import { downloadConditions } from '../services/downloads.js';
+import { ConditionalHeaders, DownloadResponses, RESUME_NOTE } from './download-schemas.js';
 import { EMBED_METADATA_NOTE, EmbedMetadata } from './writeback-schemas.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
@@ -119,16 +121,20 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ versions: VersionService
         description:
           'As /storage/download: attachment with the version\'s file name, a single `Range` answered with 206. ' +
           "embed_metadata=true writes the asset's current metadata into this version's file. " +
+          'The URL names the version, so it is the one to resume with a client that sends no If-Range. ' +
+          RESUME_NOTE +
+          ' ' +
           EMBED_METADATA_NOTE +
           ' ' +
           NOT_VISIBLE,
         params: IdParams,
         querystring: Type.Object({ embed_metadata: EmbedMetadata }),
-        response: { 200: Type.Any({ description: 'The file' }), 206: Type.Any({ description: 'Part of the file' }), ...errors, 416: ErrorBody },
+        headers: Type.Object(ConditionalHeaders),
+        response: { ...DownloadResponses, ...errors },
       },
     },
     async (req, reply) => {
-      const result = await versions.download(req.caller, req.params.id, req.headers.range, req.query.embed_metadata ?? false);
+      const result = await versions.download(req.caller, req.params.id, downloadConditions(req.headers), req.query.embed_metadata ?? false);
       return reply.status(result.status).headers(result.headers).send(result.stream);
     },
   );

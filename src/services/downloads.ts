@@ -1,11 +1,16 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import contentDisposition from 'content-disposition';
 import parseRange from 'range-parser';
+import { httpDate, notModified, rangeApplies, type DownloadConditions, type DownloadValidator } from '../domain/conditional-download.js';
 import { appError } from '../errors.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
 
+export type { DownloadConditions, DownloadValidator } from '../domain/conditional-download.js';
+export { downloadConditions, renditionValidator, versionValidator } from '../domain/conditional-download.js';
+
 export interface DownloadResult {
-  status: 200 | 206;
+  /** 304: the client's copy is current (If-None-Match, If-Modified-Since); the stream is empty. */
+  status: 200 | 206 | 304;
   headers: Record<string, string>;
   stream: Readable;
 }
@@ -26,16 +31,24 @@ export function fileNameFor(name: string, mimeType: string): string {
   return ext ? `${name}.${ext}` : name;
 }
 
+/** Latin letters NFKD does not decompose, and typographic marks, spelled in ASCII. */
+const SPELLED: Record<string, string> = {
+  ß: 'ss', ẞ: 'SS', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ø: 'o', Ø: 'O', ł: 'l', Ł: 'L', đ: 'd', Đ: 'D', ð: 'd', Ð: 'D',
+  þ: 'th', Þ: 'Th', ı: 'i', '\u2013': '-', '\u2014': '-', '\u2018': "'", '\u2019': "'", '\u201c': "'", '\u201d': "'",
+};
+
 /**
- * The plain `filename` parameter in US-ASCII only (RFC 6266 appendix D): accents dropped, anything else '?'.
- * content-disposition's own fallback keeps ISO-8859-1 bytes, and then omits filename* for names such as
- * "Größe.jpg", so clients reading UTF-8 would get a mangled name.
+ * The plain `filename` parameter in US-ASCII only (RFC 6266 appendix D), readable: accents dropped (NFKD, then the
+ * combining marks), a few letters spelled out (ß as ss), anything else '_'. Clients that ignore `filename*` save
+ * under it (curl -OJ), and '?' is no character a file name should have. content-disposition's own fallback keeps
+ * ISO-8859-1 bytes, and then omits filename* for names such as "Größe.jpg", so clients reading UTF-8 would get a
+ * mangled name.
  */
-function asciiFallback(name: string): string {
+export function asciiFallback(name: string): string {
   return name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]/g, '?');
+    .replace(/[^\x20-\x7e]/gu, (c) => SPELLED[c] ?? '_');
 }
 
 /** `attachment` with the name (RFC 6266): `filename` in ASCII, and `filename*` (RFC 5987, UTF-8) when the name is not ASCII. */
@@ -54,27 +67,40 @@ export function downloadHeaders(fileName: string, mimeType: string): Record<stri
   };
 }
 
+/** ETag and Last-Modified of a validator, for 200, 206 and 304 alike. */
+function validatorHeaders(validator: DownloadValidator | undefined): Record<string, string> {
+  if (!validator) return {};
+  const headers: Record<string, string> = { etag: validator.etag };
+  if (validator.lastModified !== undefined) headers['last-modified'] = httpDate(validator.lastModified);
+  return headers;
+}
+
 /**
  * Streams an object as a download: Content-Type, Content-Length,
  * Content-Disposition attachment (RFC 6266, with filename* for UTF-8 names),
  * nosniff, and a single byte range answered with 206 (RFC 9110).
+ * With a validator (the bytes' identity, ../domain/conditional-download.ts): ETag and Last-Modified, 304 to a
+ * matching If-None-Match (or If-Modified-Since where dates are strong), and a Range under an If-Range that names
+ * other bytes (another version) answered whole with 200, so a resumed download is never spliced from two versions.
  */
 export async function streamDownload(
   store: ObjectStore,
   key: string,
-  opts: { fileName: string; mimeType: string; rangeHeader: string | undefined },
+  opts: { fileName: string; mimeType: string; conditions: DownloadConditions; validator?: DownloadValidator },
 ): Promise<DownloadResult> {
   // A provider failure is S3_ERROR (502), as for the read below, not an unexpected 500.
   const info = await store.head(key).catch((err: unknown) => {
     throw err instanceof StoreError ? appError('S3_ERROR', err.message) : err;
   });
   if (!info) throw appError('NOT_FOUND', 'The file of this asset is missing from storage');
-  const headers = downloadHeaders(opts.fileName, opts.mimeType);
+  const { conditions, validator } = opts;
+  const headers = { ...downloadHeaders(opts.fileName, opts.mimeType), ...validatorHeaders(validator) };
+  if (notModified(conditions, validator)) return { status: 304, headers, stream: Readable.from([]) };
   let range: { start: number; end: number } | undefined;
-  if (opts.rangeHeader) {
-    const parsed = parseRange(info.size, opts.rangeHeader, { combine: true });
+  if (conditions.range && rangeApplies(conditions.ifRange, validator)) {
+    const parsed = parseRange(info.size, conditions.range, { combine: true });
     if (parsed === -1) {
-      throw appError('RANGE_NOT_SATISFIABLE', `Range ${opts.rangeHeader} is outside the file's ${info.size} bytes`, {
+      throw appError('RANGE_NOT_SATISFIABLE', `Range ${conditions.range} is outside the file's ${info.size} bytes`, {
         size: info.size,
       });
     }

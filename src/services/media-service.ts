@@ -5,7 +5,7 @@ import { parseGrant, type MediaKind, type MediaLinks } from '../media/links.js';
 import * as assets from '../repositories/assets.js';
 import * as versions from '../repositories/versions.js';
 import type { ObjectStore } from '../storage/object-store.js';
-import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
+import { fileNameFor, renditionValidator, streamDownload, versionValidator, type DownloadConditions, type DownloadResult } from './downloads.js';
 import { MediaGrants } from './media-grants.js';
 
 /**
@@ -29,7 +29,7 @@ export class MediaService {
 
   async serve(
     q: { versionId: number; kind: MediaKind; grant: unknown; expires: unknown; signature: unknown },
-    rangeHeader: string | undefined,
+    conditions: DownloadConditions,
   ): Promise<DownloadResult> {
     const verdict = this.links.verify(q.versionId, q.kind, q.grant, q.expires, q.signature);
     if (verdict === 'invalid') throw appError('INVALID_SIGNATURE', 'The media URL signature does not match; list the versions again for fresh URLs');
@@ -40,15 +40,21 @@ export class MediaService {
     if (!asset || !(await this.grants.holds(parseGrant(q.grant)!, version.id, asset))) throw notFound('Version');
     // An asset in the trash keeps its thumbnail (the trash lists it), not its file or preview.
     if (q.kind !== 'thumbnail' && asset.deleted_at !== null) throw notFound('Version');
-    let file = { key: version.storage_key, mimeType: version.mime_type, name: fileNameFor(version.file_name, version.mime_type) };
+    // The URL names the version: its file never changes, so its validator is strong, dates included.
+    let file = { key: version.storage_key, mimeType: version.mime_type, name: fileNameFor(version.file_name, version.mime_type), validator: versionValidator(version, true) };
     // A video that already plays everywhere is its own preview (issue #15): the video URL serves the file, so a
     // shared link can hand out a video URL without a file URL.
     if (q.kind !== 'file' && !(q.kind === 'video' && version.video_preview_status === 'original')) {
       const rendition = await versions.findRendition(this.ctx.db, version.id, q.kind);
       if (!rendition) throw appError('NOT_FOUND', `Version ${version.id} has no ${q.kind} (preview status: ${version.preview_status})`);
-      file = { key: rendition.storage_key, mimeType: rendition.mime_type, name: `${q.kind}-${version.id}.${q.kind === 'video' ? 'mp4' : 'webp'}` };
+      file = {
+        key: rendition.storage_key,
+        mimeType: rendition.mime_type,
+        name: `${q.kind}-${version.id}.${q.kind === 'video' ? 'mp4' : 'webp'}`,
+        validator: renditionValidator(version.id, q.kind, rendition.file_size),
+      };
     }
-    const result = await streamDownload(this.store, file.key, { fileName: file.name, mimeType: file.mimeType, rangeHeader });
+    const result = await streamDownload(this.store, file.key, { fileName: file.name, mimeType: file.mimeType, conditions, validator: file.validator });
     const disposition = result.headers['content-disposition'] ?? '';
     if (rendersInline(file.mimeType)) result.headers['content-disposition'] = disposition.replace(/^attachment/, 'inline');
     result.headers['content-security-policy'] = "default-src 'none'; sandbox";

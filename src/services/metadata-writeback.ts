@@ -9,7 +9,7 @@ import { writebackTags } from '../media/writeback-tags.js';
 import type { AssetRecord } from '../repositories/assets.js';
 import * as versions from '../repositories/versions.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
-import { downloadHeaders, streamDownload, type DownloadResult } from './downloads.js';
+import { downloadHeaders, streamDownload, type DownloadConditions, type DownloadResult, type DownloadValidator } from './downloads.js';
 
 /** Larger files are served as stored: the copy ExifTool rewrites would hold up the answer and the disk. */
 export const EMBED_MAX_BYTES = 2 * 1024 ** 3;
@@ -21,6 +21,8 @@ export interface DownloadFile {
   key: string;
   fileName: string;
   mimeType: string;
+  /** Of the stored bytes: sent with them (a file sent as stored); a written copy has none, it exists for one answer. */
+  validator?: DownloadValidator;
 }
 
 const storeFailure = (err: unknown): never => {
@@ -41,9 +43,9 @@ export class MetadataWriteback {
     private readonly exiftool: ExifToolRunner,
   ) {}
 
-  async download(asset: AssetRecord, file: DownloadFile, rangeHeader: string | undefined): Promise<DownloadResult> {
+  async download(asset: AssetRecord, file: DownloadFile, conditions: DownloadConditions): Promise<DownloadResult> {
     const asStored = async () => {
-      const result = await streamDownload(this.store, file.key, { fileName: file.fileName, mimeType: file.mimeType, rangeHeader });
+      const result = await streamDownload(this.store, file.key, { ...file, conditions });
       return { ...result, headers: { ...result.headers, [EMBEDDED_HEADER]: 'false' } };
     };
     if (!exifToolWrites(file.mimeType)) return asStored();

@@ -19,7 +19,7 @@ import * as repo from '../repositories/shares.js';
 import type { PublicShareView, ShareItemView, UnlockView } from '../routes/share-schemas.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { archiveStream, contentDispositionAttachment, type ArchiveItem } from '../zip/archive-stream.js';
-import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
+import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult } from './downloads.js';
 import { pageWindow, type PageRequest } from './catalog-access.js';
 import { DownloadGrantSigner, grantCookie } from './download-grants.js';
 import { verifyPassword } from './passwords.js';
@@ -152,8 +152,9 @@ export class ShareAccessService {
    * without a valid grant for this file takes one slot atomically against max_downloads, is logged, and answers
    * a download grant (X-Download-Grant and a cookie); a request carrying that grant is the same download resumed
    * (or fetched again within the grant's day), not counted, and still served once the limit is reached.
+   * A 304 (the client's copy is current) sends no file and counts nothing.
    */
-  async download(key: string, assetId: number, client: ShareClient, rangeHeader: string | undefined, countable: boolean): Promise<DownloadResult> {
+  async download(key: string, assetId: number, client: ShareClient, conditions: DownloadConditions, countable: boolean): Promise<DownloadResult> {
     const { link } = await this.openForDownload(key, client);
     const item = await items.findShareItem(this.ctx.db, link, assetId);
     if (!item) throw notFound('Item of this shared link');
@@ -165,9 +166,11 @@ export class ShareAccessService {
     const result = await streamDownload(this.store, item.storage_key, {
       fileName: fileNameFor(item.display_file_name, item.mime_type),
       mimeType: item.mime_type,
-      rangeHeader,
+      conditions,
+      // Only a version link always shows the same version; the others show each asset's current one.
+      validator: versionValidator({ id: item.version_id, sha256: item.version_sha256, created_at: item.version_created_at }, link.target_kind === 'version'),
     });
-    if (countable && !resumed) {
+    if (countable && !resumed && result.status !== 304) {
       if (!(await repo.countDownload(this.ctx.db, link.id, now))) {
         result.stream.destroy();
         throw this.limitReached(link);

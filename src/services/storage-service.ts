@@ -13,7 +13,7 @@ import * as versions from '../repositories/versions.js';
 import { DEFAULT_CORS_RULES, StoreError, type CorsRule, type ObjectStore, type StoredPart } from '../storage/object-store.js';
 import { assetKey, parseAssetKey } from '../storage/keys.js';
 import { LocalStore, MAX_PART_SIZE, normalizeEtag } from '../storage/local-store.js';
-import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
+import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult, type DownloadValidator } from './downloads.js';
 import type { Caller } from './auth-service.js';
 import { requireRole } from './access.js';
 import { requireSight } from './visibility.js';
@@ -397,23 +397,29 @@ export class StorageService {
   async download(
     caller: Caller,
     query: { key: string; workspaceId: number; embed_metadata?: boolean },
-    rangeHeader: string | undefined,
+    conditions: DownloadConditions,
   ): Promise<DownloadResult> {
     const { assetId, versionId } = parseAssetKey(query.key, query.workspaceId);
     const sight = await requireSight(this.ctx.db, query.workspaceId, caller.id);
     const asset = await this.readyAsset(assetId, query.workspaceId);
     // Another's private asset is no object of a viewer's: 404 as for a missing key (domain/asset-visibility.ts).
     if (!sees(sight, asset)) throw notFound('Object');
-    let file = { key: asset.storage_key, name: asset.display_file_name || asset.file_name, mime: asset.mime_type };
+    let file = { key: asset.storage_key, name: asset.display_file_name || asset.file_name, mime: asset.mime_type, validator: undefined as DownloadValidator | undefined };
     if (versionId !== undefined) {
       const version = await versions.findVersion(this.ctx.db, versionId);
       if (!version || version.asset_id !== asset.id || version.status !== 'ready') throw notFound('Object');
-      file = { key: version.storage_key, name: version.file_name, mime: version.mime_type };
+      file = { key: version.storage_key, name: version.file_name, mime: version.mime_type, validator: versionValidator(version, true) };
+    } else {
+      // The key and the validator come from the one current-version row, so the ETag always names the bytes sent,
+      // even while a new version is being promoted; the URL follows the current version, so its dates are weak.
+      const [current] = await versions.currentVersionsOf(this.ctx.db, [asset.id]);
+      if (current) file = { ...file, key: current.storage_key, mime: current.mime_type, validator: versionValidator(current, false) };
     }
     if (!file.key) throw notFound('Object');
     const fileName = fileNameFor(file.name, file.mime);
-    if (query.embed_metadata) return this.writeback.download(asset, { key: file.key, fileName, mimeType: file.mime }, rangeHeader);
-    return streamDownload(this.store, file.key, { fileName, mimeType: file.mime, rangeHeader });
+    const download = { key: file.key, fileName, mimeType: file.mime, validator: file.validator };
+    if (query.embed_metadata) return this.writeback.download(asset, download, conditions);
+    return streamDownload(this.store, file.key, { ...download, conditions });
   }
 
   /** Removes the asset record and its objects, all versions' included (seed 4.3). */

@@ -18,7 +18,7 @@ import type { Caller } from './auth-service.js';
 import * as quota from './quota-service.js';
 import { authorizeAsset, loadVisibleAsset } from './visibility.js';
 import { toAssetView } from './asset-service.js';
-import { fileNameFor, streamDownload, type DownloadResult } from './downloads.js';
+import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult } from './downloads.js';
 import { restoredFromOf, type VersionLifecycle } from './version-lifecycle.js';
 import type { MetadataWriteback } from './metadata-writeback.js';
 
@@ -132,15 +132,16 @@ export class VersionService {
   }
 
   /** `embedMetadata`: the asset's current metadata written into this version's file (./metadata-writeback.ts). */
-  async download(caller: Caller, versionId: number, rangeHeader: string | undefined, embedMetadata = false): Promise<DownloadResult> {
+  async download(caller: Caller, versionId: number, conditions: DownloadConditions, embedMetadata = false): Promise<DownloadResult> {
     const v = await this.loadVersion(caller, versionId, 'viewer');
-    const file = { key: v.storage_key, fileName: fileNameFor(v.file_name, v.mime_type), mimeType: v.mime_type };
+    // The URL names the version: its bytes never change, so its dates are strong validators too.
+    const file = { key: v.storage_key, fileName: fileNameFor(v.file_name, v.mime_type), mimeType: v.mime_type, validator: versionValidator(v, true) };
     if (embedMetadata) {
       const asset = await assets.findAsset(this.ctx.db, v.asset_id);
       if (!asset) throw notFound('Version');
-      return this.writeback.download(asset, file, rangeHeader);
+      return this.writeback.download(asset, file, conditions);
     }
-    return streamDownload(this.store, file.key, { fileName: file.fileName, mimeType: file.mimeType, rangeHeader });
+    return streamDownload(this.store, file.key, { ...file, conditions });
   }
 
   async preview(caller: Caller, versionId: number): Promise<PreviewView> {
