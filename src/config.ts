@@ -55,6 +55,8 @@ export interface AppConfig {
   readonly uploadTtl: number;
   /** Seconds from start-upload after which an unfinished upload takes no more parts and is swept, however active. */
   readonly uploadMaxLifetime: number;
+  /** Seconds a presigned part URL from get-upload-url stays valid (DAM_PART_URL_TTL), never past the upload's lifetime. */
+  readonly partUrlTtl: number;
   /** Smallest size in bytes of every part but the last (S3's own minimum is 5 MiB). */
   readonly minPartSize: number;
   /** Largest object in bytes. */
@@ -642,6 +644,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     publicUrl,
     uploadTtl: intVar(env, 'DAM_UPLOAD_TTL', 24 * 3600, 60),
     uploadMaxLifetime: intVar(env, 'DAM_UPLOAD_MAX_LIFETIME', 7 * 24 * 3600, 60),
+    // S3 signs a presigned URL for at most 7 days.
+    partUrlTtl: intVar(env, 'DAM_PART_URL_TTL', 3600, 1, 7 * 24 * 3600),
     minPartSize: intVar(env, 'DAM_MIN_PART_SIZE', 5 * 1024 * 1024, 1),
     maxFileSize: intVar(env, 'DAM_MAX_FILE_SIZE', 5 * 1024 ** 3, 1),
     jobs: Object.freeze({

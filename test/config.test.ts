@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       loginRateWindowMs: 15 * 60 * 1000,
       userRateLimit: 1200,
       userRateWindowMs: 60_000,
+      partUrlTtl: 3600,
     });
     expect(path.isAbsolute(config.dataDir)).toBe(true);
     expect(Object.isFrozen(config)).toBe(true);
@@ -63,6 +64,7 @@ describe('loadConfig', () => {
         DAM_LOGIN_RATE_WINDOW: '60',
         DAM_USER_RATE_LIMIT: '300',
         DAM_USER_RATE_WINDOW: '10',
+        DAM_PART_URL_TTL: '5',
       }),
     );
     expect(config).toMatchObject({
@@ -76,6 +78,7 @@ describe('loadConfig', () => {
       loginRateWindowMs: 60_000,
       userRateLimit: 300,
       userRateWindowMs: 10_000,
+      partUrlTtl: 5,
     });
   });
 
@@ -119,6 +122,8 @@ describe('loadConfig', () => {
     ['DAM_MIN_PART_SIZE', '0'],
     ['DAM_MAX_FILE_SIZE', 'big'],
     ['DAM_UPLOAD_TTL', '5'],
+    ['DAM_PART_URL_TTL', '0'],
+    ['DAM_PART_URL_TTL', '604801'],
     ['DAM_INVITE_TTL', '59'],
     ['DAM_INVITE_TTL', 'a week'],
     ['DAM_SMTP_URL', 'http://mail.example.com'],

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type { Dam } from '../../sdk/src/index.js';
+import type { Dam, OperationAnswer } from '../../sdk/src/index.js';
 import { listChildFolders } from './folders.js';
 import { runPool } from './pool.js';
 import { searchAll } from './search.js';
@@ -47,7 +47,7 @@ function uniquePaths(targets: Target[]): string[] {
   });
 }
 
-type AssetItem = { id: number; display_file_name: string };
+type AssetItem = OperationAnswer<'listAssets'>['data']['items'][number];
 
 async function folderAssets(dam: Dam, workspaceId: number, folderId: number): Promise<AssetItem[]> {
   const items: AssetItem[] = [];
@@ -68,7 +68,7 @@ async function folderTargets(dam: Dam, workspaceId: number, folderId: number, di
   return targets;
 }
 
-async function folderOf(dam: Dam, id: number): Promise<{ workspace_id: number; name: string }> {
+async function folderOf(dam: Dam, id: number): Promise<OperationAnswer<'getFolder'>['data']> {
   const { data, response } = await dam.api.GET('/dam/folders/{id}', { params: { path: { id } } });
   if (!data) throw new CliError(`folder ${id}: ${response.status === 404 ? 'not found (or not in a workspace of yours)' : response.status}`);
   return data.data;

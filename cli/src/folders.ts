@@ -1,4 +1,4 @@
-import type { Dam } from '../../sdk/src/index.js';
+import type { Dam, OperationAnswer } from '../../sdk/src/index.js';
 import type { UploadState } from './state.js';
 
 const PER_PAGE = 250;
@@ -6,10 +6,7 @@ const PER_PAGE = 250;
 /** The key of a directory chain (outermost first) in the state file and the maps. */
 export const folderKey = (dirs: string[]): string => JSON.stringify(dirs);
 
-interface FolderItem {
-  id: number;
-  name: string;
-}
+type FolderItem = OperationAnswer<'listFolders'>['data']['items'][number];
 
 /** Every page of the direct children of a folder (`root`: the top level). */
 export async function listChildFolders(dam: Dam, workspaceId: number, parent: number | 'root'): Promise<FolderItem[]> {

@@ -9,6 +9,7 @@ import { abortUpload, uploadFile, uploadVersion, type UploadOptions, type Upload
 import { uploadWhole, type UploadWholeOptions } from './upload-whole.js';
 
 export type { paths, components, operations } from './schema.js';
+export type { OperationAnswer, OperationBody, OperationId, OperationQuery } from './operation-types.js';
 export { createDamClient, type DamClient, type DamClientOptions, type FetchFn } from './client.js';
 export { DamApiError } from './errors.js';
 export type { RetryPolicy } from './retry.js';

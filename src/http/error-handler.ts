@@ -20,7 +20,7 @@ function mostSpecific(issues: ValidationIssue[]): ValidationIssue | undefined {
 }
 
 /** Turns Ajv's first issue into "body.email: must match format "email"", naming the field. */
-function describeValidation(context: string | undefined, issues: ValidationIssue[]): { message: string; field: string } {
+export function describeValidation(context: string | undefined, issues: ValidationIssue[]): { message: string; field: string } {
   const issue = mostSpecific(issues);
   const where = context ?? 'request';
   if (!issue) return { message: `${where} is invalid`, field: where };

@@ -5,6 +5,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AppConfig } from '../config.js';
 import { docsCsp } from './security-headers.js';
+import { addFilePartEncodings } from './openapi-file-parts.js';
+import { registerOperationIds } from './operation-ids.js';
 
 /**
  * The tags of the operations, in the order /docs offers them. The whole document is 700 KB, which swagger-ui takes
@@ -52,6 +54,8 @@ function documentOfTag(whole: Record<string, unknown>, tag: string): Record<stri
 
 /** OpenAPI 3.1 built from the route schemas; served at /openapi.json (one tag's part with ?tag=), interactive docs at /docs. */
 export async function registerOpenApi(app: FastifyInstance, config: AppConfig): Promise<void> {
+  // Every operation's operationId, from one table (src/http/operation-ids.ts).
+  registerOperationIds(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -69,14 +73,24 @@ export async function registerOpenApi(app: FastifyInstance, config: AppConfig): 
           'Content-Disposition, Content-Range, Content-Length, Accept-Ranges, Retry-After, Idempotent-Replayed and X-Download-Grant; a preflight ' +
           '(OPTIONS with Origin and Access-Control-Request-Method) answers 204 with every method, the requested headers ' +
           'and a max age of a day, and an OPTIONS without those two headers answers 400 naming the missing one. The ' +
-          "local store's part-upload URLs follow the bucket's CORS rules instead (POST /storage/updateBucketConfig).",
+          "local store's part-upload URLs follow the bucket's CORS rules instead (POST /storage/updateBucketConfig). " +
+          "Request headers over Node's limit (16 KiB in all by default) answer 431 `{error, message, statusCode}` before " +
+          'any operation sees the request.',
+        contact: { name: 'The operator of this instance', url: config.publicUrl },
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      // This instance, at the URL its clients reach it at (DAM_PUBLIC_URL).
+      servers: [{ url: config.publicUrl, description: 'This instance (DAM_PUBLIC_URL)' }],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       },
       security: [{ bearerAuth: [] }],
       tags: [...DOC_TAGS],
     },
+    // Paths stay as routed even when DAM_PUBLIC_URL has a path (the default would strip it from paths starting with it).
+    stripBasePath: false,
+    // File parts of multipart bodies get their `encoding` (./openapi-file-parts.ts).
+    transformObject: (document) => ('openapiObject' in document ? addFilePartEncodings(document.openapiObject) : document.swaggerObject),
   });
   // The interactive docs are public, like the document they render.
   app.addHook('onRoute', (route) => {

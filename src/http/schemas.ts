@@ -20,6 +20,15 @@ export const ErrorBody = Type.Object(
   { additionalProperties: true, description: 'Error: a message naming the problem and a stable code' },
 );
 
+/**
+ * Any request whose headers exceed Node's limit (16 KiB in all by default) is refused by the HTTP server before any
+ * route sees it, with Fastify's client-error body. Listed on the operations that have no refusal of their own.
+ */
+export const HeadersTooLarge = Type.Object(
+  { error: Type.String(), message: Type.String(), statusCode: Type.Literal(431) },
+  { description: "Request headers over Node's limit (16 KiB in all by default), refused before the operation runs" },
+);
+
 /** seed 7.2: unexpected failures answer `{ error, stack }`, stack only in development. */
 export const InternalErrorBody = Type.Object({ error: Type.String(), stack: Type.Optional(Type.String()) });
 

@@ -120,6 +120,17 @@ export async function swapUploadPart(db: DB, uploadId: string, part: StoredPart,
   }
 }
 
+/** Bytes the upload's parts other than `partNumber` hold, summed by the database: one row however many parts (issue #39). */
+export async function otherPartsSize(db: DB, uploadId: string, partNumber: number): Promise<number> {
+  const row = await db
+    .selectFrom('upload_parts')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('size'), eb.lit(0)).as('n'))
+    .where('upload_id', '=', uploadId)
+    .where('part_number', '!=', partNumber)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function listUploadParts(db: DB, uploadId: string): Promise<RecordedPart[]> {
   const rows = await db
     .selectFrom('upload_parts')

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SignInLimits } from '../http/rate-limits.js';
-import { Envelope, ErrorBody, ok } from '../http/schemas.js';
+import { Envelope, ErrorBody, HeadersTooLarge, ok } from '../http/schemas.js';
 import type { AccountService } from '../services/account-service.js';
 import { readRegistrationPolicy } from '../services/registration-policy.js';
 import type { AppContext } from '../context.js';
@@ -20,7 +20,14 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService
     '/auth/options',
     {
       config: { public: true },
-      schema: { tags, summary: 'How accounts are made here, and whether a forgotten password can be reset by e-mail', response: { 200: Envelope(AuthOptions) } },
+      schema: {
+        tags,
+        summary: 'How accounts are made here, and whether a forgotten password can be reset by e-mail',
+        description:
+          'The registration mode an instance admin set (and its domains), and whether POST /auth/password-reset works ' +
+          '(DAM_SMTP_URL is set): what the sign-in and registration pages offer. No token needed.',
+        response: { 200: Envelope(AuthOptions), 431: HeadersTooLarge },
+      },
     },
     async () => {
       const policy = await readRegistrationPolicy(ctx);
@@ -51,7 +58,16 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService
 
   app.get(
     '/auth/sessions',
-    { schema: { tags, summary: 'The signed-in sessions of the account, newest first', response: { 200: Envelope(Type.Array(Session)) } } },
+    {
+      schema: {
+        tags,
+        summary: 'The signed-in sessions of the account, newest first',
+        description:
+          'Sessions neither ended nor expired (at most 1,000), newest first; `current` marks the session of this request. ' +
+          'ip and device are those of the sign-in.',
+        response: { 200: Envelope(Type.Array(Session)) },
+      },
+    },
     async (req) => ok(await accounts.sessions(req.caller)),
   );
 
@@ -61,6 +77,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService
       schema: {
         tags,
         summary: 'End one session of the account (the current one: a logout)',
+        description:
+          'Its token is refused from then on. A session of another account, or one already ended, is 404 (the same answer ' +
+          'as an unknown id).',
         params: Type.Object({ sessionId: Type.String({ format: 'uuid', maxLength: 36, description: 'A session id of GET /auth/sessions' }) }),
         response: { 200: Envelope(Type.Object({ id: Type.String() })), 404: ErrorBody },
       },
@@ -73,7 +92,14 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService
 
   app.post(
     '/auth/sessions/end-others',
-    { schema: { tags, summary: 'End every session of the account but this one', response: { 200: Envelope(Type.Object({ ended: Type.Integer() })) } } },
+    {
+      schema: {
+        tags,
+        summary: 'End every session of the account but this one',
+        description: "Their tokens are refused from then on; this request's session goes on. `ended`: how many sessions ended.",
+        response: { 200: Envelope(Type.Object({ ended: Type.Integer() })) },
+      },
+    },
     async (req) => ok({ ended: await accounts.endOtherSessions(req.caller) }),
   );
 

@@ -79,6 +79,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: 
       schema: {
         tags: ['auth'],
         summary: 'Revoke the current session; its token is refused from now on',
+        description: "Ends the session of this request's token only; the account's other sessions go on (POST /auth/sessions/end-others ends them).",
         response: { 200: Envelope(Type.Object({ logged_out: Type.Literal(true) })) },
       },
     },

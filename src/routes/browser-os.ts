@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { describeClient } from '../domain/browser-os.js';
 import { HIGH_ENTROPY_HINTS, LOW_ENTROPY_HINTS, readClientHints } from '../domain/client-hints.js';
-import { Envelope, ok } from '../http/schemas.js';
+import { Envelope, HeadersTooLarge, ok } from '../http/schemas.js';
 
 const Text = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 const NameVersion = (what: string, examples: string) =>
@@ -54,7 +54,7 @@ export const browserOsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'on later requests to this origin, over HTTPS), varies on every header it reads and is not stored by caches. ' +
           'Only the first 1,024 characters of the User-Agent are read; a hint header longer than that, or not a valid ' +
           'structured field, is ignored. No sign-in needed.',
-        response: { 200: Envelope(BrowserOs) },
+        response: { 200: Envelope(BrowserOs), 431: HeadersTooLarge },
       },
     },
     async (request, reply) => {

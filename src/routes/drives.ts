@@ -41,6 +41,20 @@ const connectionNeeded =
   '409 DRIVE_REAUTH_REQUIRED until the drive is connected again. An expired access token is refreshed once, transparently. ' +
   "Failures of the provider answer 502 DRIVE_PROVIDER_ERROR with the provider's message (provider_status, and retry_after when rate limited).";
 
+/** The callback's only answer: the browser goes back to the web client. */
+const CallbackRedirect = Type.Null({
+  description: 'The browser goes back to the web client',
+  headers: {
+    Location: {
+      type: 'string',
+      format: 'uri-reference',
+      description: 'A path of this site: return_to (or the drives page) with ?connected=<provider>, or ?error=<code>&provider=<provider>',
+    },
+    'Set-Cookie': { type: 'string', description: 'Clears the cookie that bound the request to this browser' },
+    'Cache-Control': { type: 'string', const: 'no-store' },
+  },
+});
+
 /**
  * External drives (issue #16, seed 4.6 /drive-ext-1, /drive-ext-2, /drive-ext-3): the same operations for every
  * provider of src/drives/registry.ts, generated here, plus GET /drives and the import status.
@@ -143,7 +157,7 @@ export const driveRoutes: FastifyPluginCallbackTypebox<Deps> = (app, { driveAuth
             `browser goes to ${DRIVES_PAGE}?error=invalid_state. Unknown parameters the provider adds are ignored.` +
             notConfigured(m),
           querystring: CallbackQuery,
-          response: { 302: Type.Null({ description: 'Redirect (Location)' }), 400: ErrorBody, 404: ErrorBody },
+          response: { 302: CallbackRedirect, 400: ErrorBody, 404: ErrorBody },
         },
       },
       async (req, reply) => {

@@ -42,6 +42,9 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
       schema: {
         tags,
         summary: "The workspace's invitations (admins), newest first",
+        description:
+          'Pending invitations (not accepted, revoked or expired), or with status=all every invitation; at most 1,000, ' +
+          'newest first. Other members: 403; a workspace the caller is not a member of: 404.',
         params: IdParams,
         querystring: Type.Object({
           status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('all')], { default: 'pending', description: 'pending (default) or all, accepted, revoked and expired included' })),
@@ -58,6 +61,9 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
       schema: {
         tags,
         summary: 'Make a new link for a pending or expired invitation and send it again (admins); the old link stops working',
+        description:
+          'The invitation gets a new link valid DAM_INVITE_TTL seconds, answered as `url` and e-mailed when DAM_SMTP_URL is ' +
+          'set (`emailed`). An accepted or revoked invitation is 409 (invite again instead).',
         params: InvitationParams,
         response: { 200: Envelope(Type.Object({ invitation: Invitation, url: Type.String(), emailed: Type.Boolean() })), ...errors },
       },
@@ -71,6 +77,9 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
       schema: {
         tags,
         summary: 'Revoke an invitation (admins); its link stops working',
+        description:
+          'Recorded as member.uninvite; revoking a revoked invitation again changes nothing. An accepted invitation is 409 ' +
+          '(remove the member instead).',
         params: InvitationParams,
         response: { 200: Envelope(Type.Object({ id: Type.Integer() })), ...errors },
       },

@@ -65,6 +65,9 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = a
       schema: {
         tags,
         summary: 'Generic icon of a file type (thumbnail of versions without a preview)',
+        description:
+          'An SVG (image/svg+xml, cached for a day) for image, video, audio, document, archive or other: `<type>.svg`. ' +
+          'Another `<name>.svg` is 404. No token needed.',
         params: Type.Object({ file: Type.String({ pattern: '^[a-z]+\\.svg$', maxLength: 40 }) }),
         response: { 200: Type.String(), 404: ErrorBody },
       },

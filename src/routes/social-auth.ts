@@ -2,12 +2,12 @@ import { sessionOrigin } from './auth-schemas.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { SIGN_IN_LIMIT, type SignInLimits } from '../http/rate-limits.js';
-import { Envelope, ErrorBody, ok } from '../http/schemas.js';
+import { Envelope, ErrorBody, HeadersTooLarge, ok } from '../http/schemas.js';
 import type { SocialAuthService } from '../services/social-auth-service.js';
 import { UserSchema, WorkspaceItem } from './workspace-schemas.js';
 import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 
-const Provider = Type.Union([Type.Literal('google')], { description: 'The identity provider; one is supported' });
+const Provider = Type.Literal('google', { description: 'The identity provider; one is supported' });
 const AuthResult = Type.Object({ user: UserSchema, token: Type.String(), workspaces: Type.Array(WorkspaceItem) });
 const SocialConfig = Type.Object({
   provider: Provider,
@@ -31,7 +31,15 @@ export const socialAuthRoutes: FastifyPluginAsyncTypebox<{ social: SocialAuthSer
     '/auth/social/config',
     {
       config: { public: true },
-      schema: { tags, summary: 'How to start social sign-in, and whether registration is open', response: { 200: Envelope(SocialConfig) } },
+      schema: {
+        tags,
+        summary: 'How to start social sign-in, and whether registration is open',
+        description:
+          'What the sign-in page needs before any account exists: the provider, its client id and sign-in URL (both null when ' +
+          'DAM_SOCIAL_GOOGLE_CLIENT_ID is not set), and whether new accounts may be made (registration mode open or domains, ' +
+          'or no account exists yet). No token needed.',
+        response: { 200: Envelope(SocialConfig), 431: HeadersTooLarge },
+      },
     },
     async () => ok(await social.config()),
   );

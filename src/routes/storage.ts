@@ -5,7 +5,7 @@ import type { StorageService } from '../services/storage-service.js';
 import { downloadConditions } from '../services/downloads.js';
 import { ConditionalHeaders, DownloadResponses, RESUME_NOTE } from './download-schemas.js';
 import { EMBED_METADATA_NOTE, EmbedMetadata } from './writeback-schemas.js';
-import { MAX_PARTS, PART_URL_TTL } from '../services/storage-service.js';
+import { MAX_PARTS } from '../services/storage-service.js';
 
 // seed 2.3: identifiers are strings on the wire; digits are accepted as strings or numbers.
 const Id = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_ID, description });
@@ -40,7 +40,16 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
 
   app.get(
     '/storage/getBucketConfig',
-    { schema: { tags, summary: 'Bucket CORS rules (instance admins)', response: { 200: Type.Object({ CORSRules: Type.Array(CorsRule) }), ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Bucket CORS rules (instance admins)',
+        description:
+          "The bucket's CORS rules as the store reports them; on the local store, the rules its part-upload route applies. " +
+          'Other callers: 403. The store failing: 502 S3_ERROR.',
+        response: { 200: Type.Object({ CORSRules: Type.Array(CorsRule) }), ...errors },
+      },
+    },
     (req) => storage.getBucketConfig(req.caller),
   );
 
@@ -105,7 +114,7 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
         tags,
         summary: 'Presigned URL to PUT one part to',
         description:
-          `The URL lives ${PART_URL_TTL} s (\`expiresIn\`), never past the upload's lifetime. PUT the part's bytes to it without a ` +
+          'The URL lives DAM_PART_URL_TTL seconds (default 3600; `expiresIn`), never past the upload\'s lifetime. PUT the part\'s bytes to it without a ' +
           'bearer token; keep the ETag response header. PUTting the same part number again replaces its body. ' +
           LIFETIME_NOTE +
           'On S3 the URL is signed for the part, not its size: S3 keeps one body per part number and up to 5 GiB per part, and ' +
@@ -156,6 +165,9 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
       schema: {
         tags,
         summary: 'Parts uploaded so far, to resume an upload',
+        description:
+          'The parts the store holds for the upload (PartNumber, ETag, Size): a client resuming sends the others. Managers ' +
+          'and admins of the workspace; an unknown or already completed upload is 404 INVALID_UPLOAD_ID.',
         querystring: UploadRefQuery,
         response: {
           200: Type.Object({ parts: Type.Array(Type.Object({ PartNumber: Type.Integer(), ETag: Type.String(), Size: Type.Integer() })) }),
@@ -172,6 +184,10 @@ export const storageRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService 
       schema: {
         tags,
         summary: 'Cancel an upload: its parts and its unfinished asset are removed',
+        description:
+          'The store aborts the multipart upload; the asset it was making (for a version upload, the reserved version) is ' +
+          'deleted and its size no longer counts against the plan. Managers and admins of the workspace; an unknown or ' +
+          'already completed upload is 404 INVALID_UPLOAD_ID.',
         querystring: UploadRefQuery,
         response: { 200: Success, ...errors },
       },

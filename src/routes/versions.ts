@@ -4,6 +4,8 @@ import { Type } from 'typebox';
 import type { AppConfig } from '../config.js';
 import { appError } from '../errors.js';
 import { registerMultipartSpool, SpooledFileSchema, type SpooledFile } from '../http/multipart.js';
+import { documentedBody, FilePart } from '../http/openapi-file-parts.js';
+import { METADATA_LIMITS } from '../http/json-limits.js';
 import { Envelope, ErrorBody, IdParams, ok } from '../http/schemas.js';
 import type { VersionService } from '../services/version-service.js';
 import { AssetSchema, Deleted, Metadata } from './catalog-schemas.js';
@@ -22,6 +24,24 @@ const UploadBody = Type.Object(
   { metadata: Type.Optional(Type.Union([Type.String({ maxLength: 64 * 1024 }), Metadata])) },
   { additionalProperties: Type.Union([SpooledFileSchema, Type.String({ maxLength: 64 * 1024 })]) },
 );
+
+/** What a client sends (the OpenAPI document's body): the file part as bytes, metadata as JSON text. */
+const DocumentedUploadBody = Type.Object({
+  file: FilePart(
+    'The new file (another field name is accepted too, for exactly one file part). Its Content-Type is a claim checked ' +
+      'against the first bytes; its filename (base name only) becomes the file name. At most DAM_MAX_FILE_SIZE bytes (413).',
+  ),
+  metadata: Type.Optional(
+    Type.String({
+      maxLength: 64 * 1024,
+      contentMediaType: 'application/json',
+      description:
+        `A JSON object merged into the current version's metadata: at most ${METADATA_LIMITS.maxDepth} levels deep, ` +
+        `${METADATA_LIMITS.maxKeys} keys and array items in all`,
+      'x-json-limits': METADATA_LIMITS,
+    }),
+  ),
+});
 
 function isSpooled(value: unknown, spoolDir: string): value is SpooledFile {
   // Only files our own multipart hook spooled: a path elsewhere never reaches the store.
@@ -49,7 +69,7 @@ const versionUploadRoute: FastifyPluginAsyncTypebox<{ versions: VersionService; 
   app.post(
     '/dam/assets/:id/versions',
     {
-      config: { idempotent: true, streamingBody: true },
+      config: { idempotent: true, streamingBody: true, ...documentedBody(DocumentedUploadBody) },
       schema: {
         tags,
         summary: 'Upload a new version of an asset (managers and admins)',

@@ -16,6 +16,7 @@ const Workspace = Type.Object({
 const MemberParams = Type.Object({ id: Id('Workspace id'), userId: Id('User id') });
 const Deleted = Envelope(Type.Object({ id: Type.Integer() }));
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
+const NOT_MEMBER = 'A workspace the caller is not a member of answers 404, like a missing one.';
 
 export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const ws = services.workspaces;
@@ -23,7 +24,14 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
 
   app.get(
     '/workspaces',
-    { schema: { tags, summary: 'Workspaces the caller belongs to', response: { 200: Envelope(Type.Array(WorkspaceItem)) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Workspaces the caller belongs to',
+        description: "Every workspace the caller is a member of, by id, with the caller's role in it.",
+        response: { 200: Envelope(Type.Array(WorkspaceItem)) },
+      },
+    },
     async (req) => ok(await ws.list(req.caller)),
   );
 
@@ -47,7 +55,15 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
 
   app.get(
     '/workspaces/:id',
-    { schema: { tags, summary: 'One workspace (members only)', params: IdParams, response: { 200: Envelope(Workspace), ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'One workspace (members only)',
+        description: "Its name, settings and the caller's role in it. " + NOT_MEMBER,
+        params: IdParams,
+        response: { 200: Envelope(Workspace), ...errors },
+      },
+    },
     async (req) => ok(await ws.get(req.caller, req.params.id)),
   );
 
@@ -77,6 +93,10 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
       schema: {
         tags,
         summary: 'Delete a workspace and everything in it (admins)',
+        description:
+          'Its assets, versions, folders, collections, members, invitations and shared links go with it at once; the stored ' +
+          'files are deleted by housekeeping soon after. Other members: 403. ' +
+          NOT_MEMBER,
         params: IdParams,
         response: { 200: Deleted, ...errors },
       },
@@ -89,7 +109,15 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
 
   app.get(
     '/workspaces/:id/members',
-    { schema: { tags, summary: 'Members and their roles', params: IdParams, response: { 200: Envelope(Type.Array(Member)), ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Members and their roles',
+        description: 'Every member, by user id, with e-mail, name, role and when they joined (any member may list them). ' + NOT_MEMBER,
+        params: IdParams,
+        response: { 200: Envelope(Type.Array(Member)), ...errors },
+      },
+    },
     async (req) => ok(await ws.members(req.caller, req.params.id)),
   );
 
@@ -99,6 +127,10 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
       schema: {
         tags,
         summary: 'Add an existing user by e-mail (admins)',
+        description:
+          'The e-mail must belong to an account (404 naming email otherwise; POST /workspaces/{id}/invitations invites ' +
+          'anyone). 409 when already a member; 402 when the plan has no room for another member. Recorded as member.add. ' +
+          NOT_MEMBER,
         params: IdParams,
         body: Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }), role: Role }),
         response: { 201: Envelope(Member), ...errors },
@@ -113,6 +145,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
       schema: {
         tags,
         summary: "Change a member's role (admins); the last admin cannot be demoted",
+        description: 'Demoting the only admin is 409 LAST_ADMIN. Recorded as member.role. ' + NOT_MEMBER,
         params: MemberParams,
         body: Type.Object({ role: Role }),
         response: { 200: Envelope(Member), ...errors },
@@ -127,6 +160,10 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
       schema: {
         tags,
         summary: 'Remove a member (admins; anyone may remove themselves); the last admin cannot be removed',
+        description:
+          "A member removing themselves leaves the workspace. Removing the only admin is 409 LAST_ADMIN. The member's assets " +
+          'stay in the workspace. Recorded as member.remove. ' +
+          NOT_MEMBER,
         params: MemberParams,
         response: { 200: Envelope(Type.Object({ user_id: Type.Integer() })), ...errors },
       },

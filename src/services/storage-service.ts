@@ -25,8 +25,6 @@ import type { VersionLifecycle } from './version-lifecycle.js';
 import type { MetadataWriteback } from './metadata-writeback.js';
 import * as quota from './quota-service.js';
 
-/** seed 8: presigned upload URLs live one hour. */
-export const PART_URL_TTL = 3600;
 export const MAX_PARTS = 10_000;
 /** S3 refuses parts below 5 MiB (all but the last) whatever this service is configured with. */
 const S3_MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -214,7 +212,8 @@ export class StorageService {
     const left = this.lifetimeLeft(session, now);
     // Keeps the session from being swept; once a minute is plenty against a TTL of hours.
     if (now - session.touched_at >= 60) await uploads.touchUploadSession(this.ctx.db, session.id, now);
-    const expiresIn = Math.min(PART_URL_TTL, left);
+    // seed 8: an hour by default (DAM_PART_URL_TTL).
+    const expiresIn = Math.min(this.ctx.config.partUrlTtl, left);
     const url = await this.store.partUploadUrl(session.storage_key, session.id, partNumber, expiresIn).catch(storeFailure);
     return { url, expiresIn };
   }
@@ -234,13 +233,14 @@ export class StorageService {
     if (!(this.store instanceof LocalStore)) throw notFound('Route');
     const verdict = this.store.verifyPartUrl(q.uploadId, q.partNumber, q.expires, q.signature);
     if (verdict === 'invalid') throw appError('INVALID_SIGNATURE', 'The part URL signature does not match; request a new URL with get-upload-url');
-    if (verdict === 'expired') throw appError('URL_EXPIRED', 'The part URL has expired; request a new one with get-upload-url');
+    if (verdict === 'expired') {
+      // When it expired and when it was refused: the part route's S3 error answer names both (<Expires>, <ServerTime>).
+      throw appError('URL_EXPIRED', 'The part URL has expired; request a new one with get-upload-url', { expires: Number(q.expires), serverTime: this.ctx.now() });
+    }
     const session = await uploads.findUploadSessionById(this.ctx.db, q.uploadId);
     if (!session || session.completed_at !== null) throw appError('INVALID_UPLOAD_ID', `Upload ${q.uploadId} is unknown, aborted or completed`);
     this.lifetimeLeft(session, this.ctx.now());
-    const others = (await uploads.listUploadParts(this.ctx.db, session.id))
-      .filter((p) => p.PartNumber !== q.partNumber)
-      .reduce((sum, p) => sum + p.Size, 0);
+    const others = await uploads.otherPartsSize(this.ctx.db, session.id, q.partNumber);
     // A part is at most 5 GiB, as on S3.
     const room = Math.min(MAX_PART_SIZE, Math.max(0, this.uploadBound(session) - others));
     const tooLarge = (size: string) => this.partTooLarge(session, q.partNumber, size, room, others);

@@ -36,6 +36,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     publicUrl: 'http://127.0.0.1:0',
     uploadTtl: 24 * 3600,
     uploadMaxLifetime: 7 * 24 * 3600,
+    partUrlTtl: 3600,
     minPartSize: 5 * 1024 * 1024,
     maxFileSize: 5 * 1024 ** 3,
     // Tests run jobs deterministically with app.jobs.drain(); the background loop polls too.
