@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DEFAULT_CORS_RULES, StoreError, type ByteRange, type CorsRule, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
 import { fsyncPath, LocalObjects } from './local-objects.js';
+import { Md5Threads } from './md5-threads.js';
 import type { UrlSigner } from './signed-url.js';
 
 /** A part as recorded, with the file of its current body in the upload's directory (null: `<n>-<md5>`, an older layout). */
@@ -25,6 +26,9 @@ export interface LocalStoreRegistry {
 /** S3's largest part. */
 export const MAX_PART_SIZE = 5 * 1024 ** 3;
 
+/** Part ETags are hashed off the event loop, on threads every store of the process shares. */
+const md5Threads = new Md5Threads();
+
 async function isDirectory(dir: string): Promise<boolean> {
   return stat(dir).then(
     (s) => s.isDirectory(),
@@ -42,12 +46,13 @@ const partFile = (part: LocalPart): string => part.file ?? `${part.PartNumber}-$
  * bound is never written. The body is not destroyed on the way out (that would reset the connection before
  * the 413 is answered); the route closes the connection with its answer instead.
  */
-async function* bounded(body: Readable, maxBytes: number, seen: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
+async function* bounded(body: Readable, maxBytes: number, seen: (chunk: Buffer) => Promise<void> | undefined): AsyncGenerator<Buffer> {
   let size = 0;
   for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > maxBytes) throw new StoreError(`The part is larger than the ${maxBytes} bytes it may hold`, 'EntityTooLarge', 413);
-    seen(chunk);
+    const wait = seen(chunk);
+    if (wait) await wait;
     yield chunk;
   }
 }
@@ -116,7 +121,7 @@ export class LocalStore implements ObjectStore {
   }
 
   /**
-   * Streams one part to disk while hashing it; never holds a whole part in memory, never writes more than
+   * Streams one part to disk while a thread hashes it (./md5-threads.ts); never holds a whole part in memory, never writes more than
    * `maxBytes` (EntityTooLarge, 413, past it). Returns the part as recorded; the body it replaced is removed.
    */
   async writePart(uploadId: string, partNumber: number, body: Readable, maxBytes = MAX_PART_SIZE): Promise<StoredPart> {
@@ -127,17 +132,17 @@ export class LocalStore implements ObjectStore {
       throw new StoreError('The upload does not exist or was aborted', 'NoSuchUpload', 404);
     }
     const tmp = await this.objects.tempPath();
-    const md5 = createHash('md5');
+    const md5 = md5Threads.body();
     let size = 0;
     const count = (chunk: Buffer) => {
       size += chunk.length;
-      md5.update(chunk);
+      return md5.update(chunk);
     };
     let placed: string | undefined;
     try {
       await pipeline(bounded(body, Math.min(maxBytes, MAX_PART_SIZE), count), createWriteStream(tmp, { highWaterMark: 1 << 20 }));
-      await fsyncPath(tmp);
-      const etag = md5.digest('hex');
+      // The last slabs are hashed while the part is fsynced: it is on disk before its ETag is answered.
+      const [etag] = await Promise.all([md5.digest(), fsyncPath(tmp)]);
       const file = `${partNumber}-${etag}-${randomBytes(6).toString('hex')}`;
       await rename(tmp, path.join(dir, file));
       placed = file;
@@ -147,6 +152,7 @@ export class LocalStore implements ObjectStore {
       if (replaced) await rm(path.join(dir, partFile(replaced)), { force: true });
       return part;
     } catch (err) {
+      md5.discard();
       await rm(tmp, { force: true });
       // Not recorded (the upload went away meanwhile): the file is nobody's part.
       if (placed) await rm(path.join(dir, placed), { force: true });
