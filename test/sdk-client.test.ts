@@ -167,6 +167,18 @@ describe.each(STORE_KINDS)('SDK on the %s store', (kind) => {
       expect(missing).toMatchObject({ status: 404 });
     });
 
+    it.runIf(kind === 'local')('a part the store refuses is a DamApiError with its S3 code mapped to the catalogue', async () => {
+      // The part PUT sends more than the upload declared: the local store answers S3's 400 EntityTooLarge document.
+      const oversize: FetchFn = (request) =>
+        request.method === 'PUT' ? fetch(new Request(request.url, { method: 'PUT', body: new Uint8Array(64) })) : fetch(request);
+      const err = await dam(oversize)
+        .uploadFile(new Blob([bytes(10)]), { workspaceId: owner.workspaceId, name: 'small.bin' })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DamApiError);
+      expect(err).toMatchObject({ status: 400, code: 'PAYLOAD_TOO_LARGE', body: { s3Code: 'EntityTooLarge' } });
+      expect((err as DamApiError).message).toMatch(/^part 1: 400 Part 1 is 64 bytes, more/);
+    });
+
     async function versionsOf(assetId: number) {
       const { data } = await dam().api.GET('/dam/assets/{id}/versions', { params: { path: { id: assetId } } });
       return data!;

@@ -21,3 +21,30 @@ export async function apiError(response: Response, what: string, body?: unknown)
   const fields = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   return new DamApiError(response.status, typeof code === 'string' ? code : undefined, `${what}: ${response.status} ${message}`, fields);
 }
+
+/** S3 error codes of a part URL's refusal, as the API's catalogue names the same refusal (src/http/s3-errors.ts on the server). */
+const S3_CODES: Record<string, string> = {
+  AccessDenied: 'URL_EXPIRED',
+  SignatureDoesNotMatch: 'INVALID_SIGNATURE',
+  NoSuchUpload: 'INVALID_UPLOAD_ID',
+  EntityTooLarge: 'PAYLOAD_TOO_LARGE',
+  QuotaExceeded: 'QUOTA_EXCEEDED',
+  InvalidArgument: 'VALIDATION_ERROR',
+};
+
+/** One element's text of a small, known XML document (S3's `<Error>`): no XML library in browsers and Node alike. */
+function xmlText(xml: string, tag: string): string | undefined {
+  const match = new RegExp(`<${tag}>([^<]{0,2000})</${tag}>`).exec(xml);
+  return match?.[1]?.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+}
+
+/**
+ * A part PUT the store refused. Stores answer S3's error document (`<Error><Code/><Message/></Error>`, the local
+ * store too): its code is kept as `body.s3Code` and mapped to the catalogue's (e.g. QuotaExceeded → QUOTA_EXCEEDED).
+ */
+export function partError(status: number, statusText: string, text: string, what: string): DamApiError {
+  const s3Code = xmlText(text, 'Code');
+  const message = xmlText(text, 'Message') ?? (statusText || 'refused by the store');
+  const body: Record<string, unknown> = s3Code ? { error: message, s3Code } : {};
+  return new DamApiError(status, s3Code ? S3_CODES[s3Code] ?? s3Code : undefined, `${what}: ${status} ${message}`, body);
+}

@@ -1,5 +1,5 @@
 import type { DamClient } from './client.js';
-import { apiError, DamApiError } from './errors.js';
+import { apiError, DamApiError, partError } from './errors.js';
 import { DEFAULT_RETRY, failureOf, isRetryableStatus, RetryableError, withRetries, type RetryPolicy } from './retry.js';
 import { openSource, type UploadSource } from './source.js';
 
@@ -22,6 +22,8 @@ export interface UploadProgress {
 export interface PartResponse {
   status: number;
   etag: string | null;
+  /** The body of a refusal (S3's XML error document), when the sender read it. */
+  body?: string;
 }
 
 /** One part's PUT to its presigned URL; `onBytes` reports the bytes sent so far (it may go back to 0 on a retry). */
@@ -198,17 +200,21 @@ export async function uploadFile(client: DamClient, source: UploadSource, option
         setSending(part.number, 0);
       }
       if (answer.status === 403 || isRetryableStatus(answer.status)) throw new RetryableError(`part ${part.number}: ${answer.status}`);
-      if (answer.status < 200 || answer.status >= 300) throw new DamApiError(answer.status, undefined, `part ${part.number}: ${answer.status} refused by the store`);
+      if (answer.status < 200 || answer.status >= 300) throw partError(answer.status, '', answer.body ?? '', `part ${part.number}`);
       if (!answer.etag) throw new DamApiError(answer.status, undefined, `part ${part.number}: the store answered without an ETag (its CORS rules must expose ETag)`);
       return answer.etag;
     }
     // No bearer token: the presigned URL is the credential (and may be another host: the bucket).
     const put = await client.fetch(new Request(data.url, { method: 'PUT', body, signal }));
     const etag = put.headers.get('etag');
-    await put.body?.cancel();
     // A 403 is an expired or refused signature: a fresh URL may do, so it is retried like a server error.
-    if (put.status === 403 || isRetryableStatus(put.status)) throw new RetryableError(`part ${part.number}: ${put.status}`);
-    if (!put.ok || !etag) throw await apiError(put, `part ${part.number}`);
+    if (put.status === 403 || isRetryableStatus(put.status)) {
+      await put.body?.cancel();
+      throw new RetryableError(`part ${part.number}: ${put.status}`);
+    }
+    if (!put.ok) throw partError(put.status, put.statusText, await put.text().catch(() => ''), `part ${part.number}`);
+    await put.body?.cancel();
+    if (!etag) throw new DamApiError(put.status, undefined, `part ${part.number}: the store answered without an ETag (its CORS rules must expose ETag)`);
     return etag;
   };
 

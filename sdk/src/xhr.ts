@@ -7,6 +7,7 @@ interface Xhr {
   abort(): void;
   getResponseHeader(name: string): string | null;
   readonly status: number;
+  readonly responseText: string;
   readonly upload: { onprogress: ((event: { loaded: number }) => void) | null };
   onerror: (() => void) | null;
   ontimeout: (() => void) | null;
@@ -32,7 +33,8 @@ export function xhrPutPart({ url, body, signal, onBytes }: PartPut): Promise<Par
     xhr.onerror = () => reject(new TypeError('The connection to the storage failed'));
     xhr.ontimeout = xhr.onerror;
     xhr.onabort = () => reject((signal?.reason as Error | undefined) ?? new DOMException('The part upload was aborted', 'AbortError'));
-    xhr.onload = () => resolve({ status: xhr.status, etag: xhr.getResponseHeader('ETag') });
+    xhr.onload = () =>
+      resolve({ status: xhr.status, etag: xhr.getResponseHeader('ETag'), ...(xhr.status >= 300 ? { body: xhr.responseText } : {}) });
     signal?.addEventListener('abort', () => xhr.abort(), { once: true });
     xhr.send(body);
   });
