@@ -1,4 +1,5 @@
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import ts from 'typescript';
 
 /** What the generated file says about itself: it is written by `npm run sdk:generate`, never by hand. */
 const HEADER = `/**
@@ -13,6 +14,10 @@ const HEADER = `/**
  * Deterministic, so the committed file can be compared with a fresh rendering.
  */
 export async function renderSchema(document: unknown): Promise<string> {
-  const ast = await openapiTS(document as OpenAPI3, { silent: true });
+  const ast = await openapiTS(document as OpenAPI3, {
+    silent: true,
+    // A file part (`format: binary`) is a Blob (a File in browsers), as openapi-typescript documents for uploads; its default is string.
+    transform: (schema) => (schema.format === 'binary' ? ts.factory.createTypeReferenceNode('Blob') : undefined),
+  });
   return HEADER + astToString(ast);
 }

@@ -10276,7 +10276,7 @@ export interface operations {
                      * Format: binary
                      * @description The file. Its Content-Type is a claim checked against the first bytes; its filename (base name only) becomes the asset's file name. At most DAM_MAX_FILE_SIZE bytes (413).
                      */
-                    file: string;
+                    file: Blob;
                     /** @description Workspace to upload into */
                     workspaceId: number;
                     /** @description Folder to file the asset in */
@@ -10729,7 +10729,7 @@ export interface operations {
                      * Format: binary
                      * @description The new file (another field name is accepted too, for exactly one file part). Its Content-Type is a claim checked against the first bytes; its filename (base name only) becomes the file name. At most DAM_MAX_FILE_SIZE bytes (413).
                      */
-                    file: string;
+                    file: Blob;
                     /** @description A JSON object merged into the current version's metadata: at most 16 levels deep, 1000 keys and array items in all */
                     metadata?: string;
                 };
