@@ -19,7 +19,7 @@ import {
   ZipLinkSchema,
   ZipListQuery,
   ZipListSchema,
-} from './zip-schemas.js';
+} from '../contracts/zip.js';
 
 const tags = ['zip'];
 const NOT_A_ZIP = 'An asset that is not a ZIP archive, or a corrupt or truncated one, is 422 ZIP_INVALID with the reason.';

@@ -16,7 +16,7 @@ import { appError, notFound } from '../errors.js';
 import type { MediaGrant, MediaLinks } from '../media/links.js';
 import * as items from '../repositories/share-items.js';
 import * as repo from '../repositories/shares.js';
-import type { PublicShareView, ShareItemView, UnlockView } from '../routes/share-schemas.js';
+import type { PublicShareView, ShareItemView, UnlockView } from '../contracts/shares.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { archiveStream, contentDispositionAttachment, type ArchiveItem } from '../zip/archive-stream.js';
 import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult } from './downloads.js';

@@ -8,7 +8,7 @@ import type * as assets from '../repositories/assets.js';
 import { collectionAssetIds, findCollection } from '../repositories/collections.js';
 import { findFolder } from '../repositories/folders.js';
 import * as selection from '../repositories/zip-selection.js';
-import type { ZipDownloadInput, ZipEntryView, ZipExtractInput, ZipLinkInput, ZipLinkView, ZipListInput, ZipListView } from '../routes/zip-schemas.js';
+import type { ZipDownloadInput, ZipEntryView, ZipExtractInput, ZipLinkInput, ZipLinkView, ZipListInput, ZipListView } from '../contracts/zip.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
 import { archiveStream, contentDispositionAttachment, type ArchiveItem } from '../zip/archive-stream.js';
 import type { ZipLinks } from '../zip/download-links.js';
