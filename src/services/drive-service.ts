@@ -9,7 +9,8 @@ import { StoreError, type ObjectStore } from '../storage/object-store.js';
 import type { Caller } from './auth-service.js';
 import { loadVisibleAsset } from './visibility.js';
 import { driveAppError, type DriveConnections } from './drive-connections.js';
-import { contentDispositionAttachment, fileNameFor } from './downloads.js';
+import { contentDispositionAttachment } from '../domain/content-disposition.js';
+import { fileNameFor } from './downloads.js';
 
 export interface DriveDownloadResult {
   headers: Record<string, string>;
