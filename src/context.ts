@@ -1,7 +1,7 @@
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle, DB } from './db/database.js';
 import type { TokenSigner } from './services/tokens.js';
-import type { SigningSecrets } from './services/signing-secrets.js';
+import type { SigningSecrets } from './storage/signing-secrets.js';
 
 /**
  * What every service needs, built once per app by buildApp. Passed explicitly

@@ -1,6 +1,7 @@
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import { resolveSigningSecrets, type SigningSecrets } from './services/signing-secrets.js';
+import { resolveSigningSecrets } from './services/signing-secrets.js';
+import type { SigningSecrets } from './storage/signing-secrets.js';
 import { checkDataDirMarker } from './storage/data-dir-marker.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AssetView, PageView } from '../src/routes/catalog-schemas.js';
+import type { AssetView, PageView } from '../src/contracts/catalog.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectError, makeAsset, makeCollection, makeFolder, makeTeam, postData, type CollectionJson, type Team } from './helpers/catalog-factories.js';
 import type { Envelope } from './helpers/factories.js';

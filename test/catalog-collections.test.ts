@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CollectionView, PageView } from '../src/routes/catalog-schemas.js';
+import type { CollectionView, PageView } from '../src/contracts/catalog.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectError, makeAsset, makeCollection, makeTeam, type CollectionJson, type Team } from './helpers/catalog-factories.js';
 import type { Envelope } from './helpers/factories.js';

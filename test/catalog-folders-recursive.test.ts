@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AssetView, FolderListItemView, PageView } from '../src/routes/catalog-schemas.js';
+import type { AssetView, FolderListItemView, PageView } from '../src/contracts/catalog.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectError, makeAsset, makeFolder, makeTeam, type Team } from './helpers/catalog-factories.js';
 import type { Account, Envelope } from './helpers/factories.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PageView } from '../src/routes/catalog-schemas.js';
+import type { PageView } from '../src/contracts/catalog.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import {
   expectError,

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 /**
  * What the activity log records (issue #11). An action is `<subject kind>.<verb>`; add new ones here, the API
- * schema (src/routes/activity-schemas.ts) lists them from this array. `*.trash` moves to the trash, `*.restore`
+ * schema (src/contracts/activity.ts) lists them from this array. `*.trash` moves to the trash, `*.restore`
  * brings back from it, `*.delete` deletes for good; `workspace.empty_trash` and `workspace.purge_trash` (housekeeping,
  * DAM_TRASH_DAYS) delete what the trash held, with how many of each kind went.
  */

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { secretsOf, type SecretInput } from '../services/signing-secrets.js';
+import { secretsOf, type SecretInput } from '../storage/signing-secrets.js';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;

@@ -1,5 +1,5 @@
 import type { FileType } from '../domain/file-types.js';
-import type { SecretInput } from '../services/signing-secrets.js';
+import type { SecretInput } from '../storage/signing-secrets.js';
 import { UrlSigner, cacheableExpiry, secondsLeft } from '../storage/signed-url.js';
 
 /** `video`: the web-playable MP4 preview of a video version (issue #15). */

@@ -1,4 +1,4 @@
-import type { SecretInput } from '../services/signing-secrets.js';
+import type { SecretInput } from '../storage/signing-secrets.js';
 import { UrlSigner, cacheableExpiry, secondsLeft } from '../storage/signed-url.js';
 
 export const PROXY_FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;

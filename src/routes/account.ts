@@ -5,8 +5,9 @@ import { Envelope, ErrorBody, HeadersTooLarge, ok } from '../http/schemas.js';
 import type { AccountService } from '../services/account-service.js';
 import { readRegistrationPolicy } from '../services/registration-policy.js';
 import type { AppContext } from '../context.js';
-import { AuthResult, sessionOrigin } from './auth-schemas.js';
-import { AuthOptions, Email, LinkToken, NewPassword, Session } from './team-schemas.js';
+import { AuthResult } from '../contracts/auth.js';
+import { sessionOrigin } from './session-origin.js';
+import { AuthOptions, Email, LinkToken, NewPassword, Session } from '../contracts/teams.js';
 import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 
 const tags = ['auth'];

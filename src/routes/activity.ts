@@ -2,7 +2,7 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import { CHANGE_LIMITS } from '../domain/activity.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { ActivityService } from '../services/activity-service.js';
-import { ActivityPageSchema, ActivityQuery } from './activity-schemas.js';
+import { ActivityPageSchema, ActivityQuery } from '../contracts/activity.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ErrorBody, ok, Paging } from '../http/schemas.js';
 import type { JobAdminService } from '../services/job-admin-service.js';
-import { PageOf } from './catalog-schemas.js';
-import { JobSchema, JobStatus } from './version-schemas.js';
+import { PageOf } from '../contracts/catalog.js';
+import { JobSchema, JobStatus } from '../contracts/versions.js';
 
 /** The job queue, for instance admins (issue #5). */
 export const adminJobRoutes: FastifyPluginAsyncTypebox<{ jobAdmin: JobAdminService }> = async (app, { jobAdmin }) => {

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ErrorBody, Id, ok, Paging, PlainName } from '../http/schemas.js';
 import type { UserAdminService } from '../services/user-admin-service.js';
-import { PageOf } from './catalog-schemas.js';
-import { AdminSettings, AdminUser, Domain, Email, LinkAnswer, NewPassword, RegistrationMode } from './team-schemas.js';
+import { PageOf } from '../contracts/catalog.js';
+import { AdminSettings, AdminUser, Domain, Email, LinkAnswer, NewPassword, RegistrationMode } from '../contracts/teams.js';
 
 const tags = ['admin'];
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };

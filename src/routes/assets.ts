@@ -5,7 +5,7 @@ import { Envelope, IdParams, ok } from '../http/schemas.js';
 import type { AnswerCache } from '../services/answer-cache.js';
 import type { FreshReads } from '../services/fresh-reads.js';
 import type { CatalogService } from '../services/catalog-service.js';
-import { AssetDetailSchema, AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf, PermanentQuery } from './catalog-schemas.js';
+import { AssetDetailSchema, AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf, PermanentQuery } from '../contracts/catalog.js';
 
 const NOT_VISIBLE =
   'An asset that does not exist, an asset of a workspace the caller is not a member of and a private asset the caller may not see ' +

@@ -3,9 +3,10 @@ import { Type } from 'typebox';
 import { SIGN_IN_LIMIT, type SignInLimits } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, PlainName, ok } from '../http/schemas.js';
 import type { AuthService } from '../services/auth-service.js';
-import { AuthResult, sessionOrigin } from './auth-schemas.js';
-import { Email, NewPassword as Password } from './team-schemas.js';
-import { WorkspaceItem } from './workspace-schemas.js';
+import { AuthResult } from '../contracts/auth.js';
+import { sessionOrigin } from './session-origin.js';
+import { Email, NewPassword as Password } from '../contracts/teams.js';
+import { WorkspaceItem } from '../contracts/workspaces.js';
 import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 
 /** The seed 2.4 user plus the account's own fields (issue #13). */

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { BulkService } from '../services/bulk-service.js';
-import { BulkBody, BulkResults } from './bulk-schemas.js';
-import { catalogErrors } from './catalog-schemas.js';
+import { BulkBody, BulkResults } from '../contracts/bulk.js';
+import { catalogErrors } from '../contracts/catalog.js';
 
 /** Bulk operations on assets (issue #11). */
 export const bulkRoutes: FastifyPluginAsyncTypebox<{ bulk: BulkService }> = async (app, { bulk }) => {

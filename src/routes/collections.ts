@@ -12,7 +12,7 @@ import {
   Deleted,
   PageOf,
   PermanentQuery,
-} from './catalog-schemas.js';
+} from '../contracts/catalog.js';
 
 const NOT_VISIBLE =
   'A collection that does not exist and a collection of a workspace the caller is not a member of both answer 404 with the same body.';

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { GIF_MAX_SECONDS } from '../domain/conversions.js';
 import { Envelope, ErrorBody, IdParams, ok } from '../http/schemas.js';
 import type { ConversionService, Requested } from '../services/conversion-service.js';
-import { ConversionListQuery, ConversionPageSchema, ConversionSchema, ConvertImageBody, ConvertVideoBody } from './conversion-schemas.js';
+import { ConversionListQuery, ConversionPageSchema, ConversionSchema, ConvertImageBody, ConvertVideoBody } from '../contracts/conversions.js';
 
 const tags = ['conversions'];
 

@@ -24,7 +24,7 @@ import {
   ImportSchema,
   MAX_IMPORT_ITEMS,
   UploadBody,
-} from './drive-schemas.js';
+} from '../contracts/drives.js';
 
 const tags = ['drives'];
 

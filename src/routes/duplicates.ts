@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { FileHashService } from '../services/file-hash-service.js';
-import { CheckDuplicatesBody, DuplicatesSchema, MAX_HASHES } from './duplicate-schemas.js';
+import { CheckDuplicatesBody, DuplicatesSchema, MAX_HASHES } from '../contracts/duplicates.js';
 
 /** Duplicate detection (issue #19): which files a client is about to upload the library already has. */
 export const duplicateRoutes: FastifyPluginCallbackTypebox<{ fileHashes: FileHashService }> = (app, { fileHashes }, done) => {

@@ -11,7 +11,7 @@ import {
   FolderListItemSchema,
   FolderSchema,
   PageOf,
-} from './catalog-schemas.js';
+} from '../contracts/catalog.js';
 
 const NOT_VISIBLE =
   'A folder that does not exist and a folder of a workspace the caller is not a member of both answer 404 with the same body.';

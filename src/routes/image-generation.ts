@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, ErrorBody, IdParams, ok } from '../http/schemas.js';
 import type { ImageGenerationService } from '../services/image-generation-service.js';
-import { GenerateImageBody, GenerationSchema, MAX_IMAGES } from './image-generation-schemas.js';
+import { GenerateImageBody, GenerationSchema, MAX_IMAGES } from '../contracts/image-generation.js';
 
 const NOT_CONFIGURED = 'Without an image provider configured on this instance, both operations answer 404 with code IMAGE_GEN_NOT_CONFIGURED.';
 

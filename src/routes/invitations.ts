@@ -4,9 +4,10 @@ import type { SignInLimits } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, IdParams, ok, PlainName, Role } from '../http/schemas.js';
 import type { InvitationService } from '../services/invitation-service.js';
 import { INVITATIONS_PER_HOUR } from '../services/invitation-service.js';
-import { AuthResult, sessionOrigin } from './auth-schemas.js';
-import { Email, Invitation, InvitationParams, InvitationPreview, InviteResult, NewPassword, TokenParams } from './team-schemas.js';
-import { WorkspaceItem } from './workspace-schemas.js';
+import { AuthResult } from '../contracts/auth.js';
+import { sessionOrigin } from './session-origin.js';
+import { Email, Invitation, InvitationParams, InvitationPreview, InviteResult, NewPassword, TokenParams } from '../contracts/teams.js';
+import { WorkspaceItem } from '../contracts/workspaces.js';
 import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };

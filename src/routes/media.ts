@@ -6,7 +6,7 @@ import { GRANT_PATTERN } from '../media/links.js';
 import { iconSvg, isFileType } from '../media/icons.js';
 import { downloadConditions } from '../services/downloads.js';
 import type { MediaService } from '../services/media-service.js';
-import { ConditionalHeaders, DownloadResponses, RESUME_NOTE } from './download-schemas.js';
+import { ConditionalHeaders, DownloadResponses, RESUME_NOTE } from '../contracts/downloads.js';
 
 /**
  * Public media routes (no bearer token): the signed URLs of version files and renditions

@@ -14,7 +14,7 @@ import {
   SubscriptionSchema,
   WebhookAnswer,
   WebhookHeaders,
-} from './payment-schemas.js';
+} from '../contracts/payments.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

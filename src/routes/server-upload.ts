@@ -6,7 +6,7 @@ import { registerMultipartSpool, SpooledFileSchema } from '../http/multipart.js'
 import { documentedBody, FilePart } from '../http/openapi-file-parts.js';
 import { Envelope, ErrorBody, Id, ok, PlainName, Visibility } from '../http/schemas.js';
 import type { ServerUploadService } from '../services/server-upload-service.js';
-import { AssetSchema } from './catalog-schemas.js';
+import { AssetSchema } from '../contracts/catalog.js';
 
 /** The form fields besides the file part (text, converted strictly: src/http/text-values.ts). */
 const Fields = {

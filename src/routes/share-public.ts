@@ -9,7 +9,7 @@ import type { ShareAccessService, ShareClient } from '../services/share-access-s
 import { readCookie } from '../domain/cookies.js';
 import { DOWNLOAD_GRANT_COOKIE } from '../services/download-grants.js';
 import { downloadConditions } from '../services/downloads.js';
-import { DownloadResponses, RESUME_NOTE } from './download-schemas.js';
+import { DownloadResponses, RESUME_NOTE } from '../contracts/downloads.js';
 import {
   DownloadHeaders,
   KeyAssetParams,
@@ -21,7 +21,7 @@ import {
   UNLOCK_RULES,
   UnlockBody,
   UnlockSchema,
-} from './share-schemas.js';
+} from '../contracts/shares.js';
 import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 import { addressKey } from '../domain/client-address.js';
 

@@ -9,7 +9,7 @@ import {
   SharePageSchema,
   SharePatchBody,
   ShareSchema,
-} from './share-schemas.js';
+} from '../contracts/shares.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 

@@ -1,10 +1,10 @@
-import { sessionOrigin } from './auth-schemas.js';
+import { sessionOrigin } from './session-origin.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { SIGN_IN_LIMIT, type SignInLimits } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, HeadersTooLarge, ok } from '../http/schemas.js';
 import type { SocialAuthService } from '../services/social-auth-service.js';
-import { UserSchema, WorkspaceItem } from './workspace-schemas.js';
+import { UserSchema, WorkspaceItem } from '../contracts/workspaces.js';
 import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 
 const Provider = Type.Literal('google', { description: 'The identity provider; one is supported' });

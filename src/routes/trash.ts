@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, ok } from '../http/schemas.js';
 import type { TrashService } from '../services/trash-service.js';
-import { catalogErrors, PageOf } from './catalog-schemas.js';
-import { RestoreResults, TrashEmptied, TrashEmptyQuery, TrashItemSchema, TrashListQuery, TrashRestoreBody } from './trash-schemas.js';
+import { catalogErrors, PageOf } from '../contracts/catalog.js';
+import { RestoreResults, TrashEmptied, TrashEmptyQuery, TrashItemSchema, TrashListQuery, TrashRestoreBody } from '../contracts/trash.js';
 
 const PURGE =
   'Items stay in the trash for DAM_TRASH_DAYS days (30 by default; purge_at says until when), then housekeeping deletes them ' +

@@ -8,11 +8,11 @@ import { documentedBody, FilePart } from '../http/openapi-file-parts.js';
 import { METADATA_LIMITS } from '../http/json-limits.js';
 import { Envelope, ErrorBody, IdParams, ok } from '../http/schemas.js';
 import type { VersionService } from '../services/version-service.js';
-import { AssetSchema, Deleted, Metadata } from './catalog-schemas.js';
-import { PreviewSchema, VersionSchema } from './version-schemas.js';
+import { AssetSchema, Deleted, Metadata } from '../contracts/catalog.js';
+import { PreviewSchema, VersionSchema } from '../contracts/versions.js';
 import { downloadConditions } from '../services/downloads.js';
-import { ConditionalHeaders, DownloadResponses, RESUME_NOTE } from './download-schemas.js';
-import { EMBED_METADATA_NOTE, EmbedMetadata } from './writeback-schemas.js';
+import { ConditionalHeaders, DownloadResponses, RESUME_NOTE } from '../contracts/downloads.js';
+import { EMBED_METADATA_NOTE, EmbedMetadata } from '../contracts/writeback.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
 const NOT_VISIBLE =

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ErrorBody, Id, IdParams, ok, PlainName, Role } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
-import { Member, ShareMaxExpiryDays, WorkspaceItem } from './workspace-schemas.js';
+import { Member, ShareMaxExpiryDays, WorkspaceItem } from '../contracts/workspaces.js';
 
 const Name = PlainName(200);
 const Workspace = Type.Object({

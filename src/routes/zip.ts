@@ -5,7 +5,7 @@ import { limitCheck } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { ZipImportService } from '../services/zip-import-service.js';
 import type { ZipService } from '../services/zip-service.js';
-import { contentDispositionAttachment } from '../zip/archive-stream.js';
+import { contentDispositionAttachment } from '../domain/content-disposition.js';
 import { ZIP_DOWNLOAD_PATH } from '../zip/download-links.js';
 import {
   MAX_DOWNLOAD_IDS,
@@ -19,7 +19,7 @@ import {
   ZipLinkSchema,
   ZipListQuery,
   ZipListSchema,
-} from './zip-schemas.js';
+} from '../contracts/zip.js';
 
 const tags = ['zip'];
 const NOT_A_ZIP = 'An asset that is not a ZIP archive, or a corrupt or truncated one, is 422 ZIP_INVALID with the reason.';

@@ -6,7 +6,7 @@ import type { ActivityAction, Changes, SubjectKind } from '../domain/activity.js
 import type { AssetSight } from '../domain/asset-visibility.js';
 import * as repo from '../repositories/activity.js';
 import { visibleAmong } from '../repositories/assets.js';
-import type { ActivityPageView, ActivityQuery, ActivityView } from '../routes/activity-schemas.js';
+import type { ActivityPageView, ActivityQuery, ActivityView } from '../contracts/activity.js';
 import type { Caller } from './auth-service.js';
 import { requireSight } from './visibility.js';
 

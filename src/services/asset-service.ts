@@ -10,7 +10,7 @@ import { findEmbeddedMetadata } from '../repositories/embedded-metadata.js';
 import * as collections from '../repositories/collections.js';
 import * as trash from '../repositories/trash.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
-import type { AssetDetailView, AssetListQuery, AssetPatchBody, AssetView, PageView } from '../routes/catalog-schemas.js';
+import type { AssetDetailView, AssetListQuery, AssetPatchBody, AssetView, PageView } from '../contracts/catalog.js';
 import { ActivityService, assetSubject } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { badReference, folderFilter, listWindow, requirePermanentDeletion } from './catalog-access.js';

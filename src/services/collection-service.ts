@@ -14,7 +14,7 @@ import type {
   CollectionPatchBody,
   CollectionView,
   PageView,
-} from '../routes/catalog-schemas.js';
+} from '../contracts/catalog.js';
 import { requireRole } from './access.js';
 import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';

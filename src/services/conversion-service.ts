@@ -16,7 +16,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import * as assets from '../repositories/assets.js';
 import * as repo from '../repositories/conversions.js';
 import * as versions from '../repositories/versions.js';
-import type { ConversionListInput, ConversionPageView, ConversionView, ConvertImageInput, ConvertVideoInput } from '../routes/conversion-schemas.js';
+import type { ConversionListInput, ConversionPageView, ConversionView, ConvertImageInput, ConvertVideoInput } from '../contracts/conversions.js';
 import * as quota from './quota-service.js';
 import type { Caller } from './auth-service.js';
 import { loadAuthorized } from './catalog-access.js';

@@ -8,7 +8,7 @@ import { StateSigner } from '../drives/state.js';
 import { TokenCipher } from '../drives/token-cipher.js';
 import type { DriveProviderId } from '../drives/types.js';
 import * as repo from '../repositories/drives.js';
-import type { AuthInput, AuthView, CallbackInput, DrivesView } from '../routes/drive-schemas.js';
+import type { AuthInput, AuthView, CallbackInput, DrivesView } from '../contracts/drives.js';
 import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
 import type { DriveConnections } from './drive-connections.js';

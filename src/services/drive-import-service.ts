@@ -5,7 +5,7 @@ import { IMPORT_DRIVE } from '../jobs/kinds.js';
 import type { JobQueue } from '../jobs/queue.js';
 import * as repo from '../repositories/drive-imports.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
-import type { ImportInput, ImportListInput, ImportQueryInput, ImportSummaryView, ImportView } from '../routes/drive-schemas.js';
+import type { ImportInput, ImportListInput, ImportQueryInput, ImportSummaryView, ImportView } from '../contracts/drives.js';
 import { requireRole } from './access.js';
 import type { Caller } from './auth-service.js';
 import { badReference, pageWindow } from './catalog-access.js';

@@ -6,7 +6,7 @@ import { HASH_BACKFILL, HASH_VERSION } from '../jobs/kinds.js';
 import type { JobQueue } from '../jobs/queue.js';
 import * as hashes from '../repositories/file-hashes.js';
 import * as versions from '../repositories/versions.js';
-import type { CheckDuplicatesBody, DuplicatesView } from '../routes/duplicate-schemas.js';
+import type { CheckDuplicatesBody, DuplicatesView } from '../contracts/duplicates.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { Caller } from './auth-service.js';
 import { requireSight } from './visibility.js';

@@ -8,7 +8,7 @@ import { appError } from '../errors.js';
 import { renumber } from '../repositories/collections.js';
 import * as folders from '../repositories/folders.js';
 import { trashFolderTree } from '../repositories/trash.js';
-import type { FolderCreateBody, FolderListItemView, FolderListQuery, FolderPatchBody, FolderView, PageView } from '../routes/catalog-schemas.js';
+import type { FolderCreateBody, FolderListItemView, FolderListQuery, FolderPatchBody, FolderView, PageView } from '../contracts/catalog.js';
 import { requireRole } from './access.js';
 import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';

@@ -5,7 +5,7 @@ import { GENERATE_IMAGES } from '../jobs/kinds.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
 import * as repo from '../repositories/image-generations.js';
-import type { GenerateImageInput, GenerationView } from '../routes/image-generation-schemas.js';
+import type { GenerateImageInput, GenerationView } from '../contracts/image-generation.js';
 import { requireRole } from './access.js';
 import { sightOf } from './visibility.js';
 import { visibleAmong } from '../repositories/assets.js';

@@ -2,8 +2,8 @@ import type { AppContext } from '../context.js';
 import type { JobRow, JobStatus } from '../db/schema.js';
 import { appError } from '../errors.js';
 import * as jobs from '../repositories/jobs.js';
-import type { PageView } from '../routes/catalog-schemas.js';
-import type { JobView } from '../routes/version-schemas.js';
+import type { PageView } from '../contracts/catalog.js';
+import type { JobView } from '../contracts/versions.js';
 import type { Caller } from './auth-service.js';
 import { pageWindow, type PageRequest } from './catalog-access.js';
 

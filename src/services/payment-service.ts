@@ -5,7 +5,7 @@ import { freePlan, LIVE_STATUSES as LIVE, planInEffect, type Plan } from '../pay
 import { SignatureError, type PaymentEvent, type PaymentProvider, type SubscriptionState } from '../payments/index.js';
 import * as repo from '../repositories/payments.js';
 import { findWorkspace } from '../repositories/workspaces.js';
-import type { CreateCheckoutInput, PlansView, PortalInput, SubscriptionView, WebhookResult } from '../routes/payment-schemas.js';
+import type { CreateCheckoutInput, PlansView, PortalInput, SubscriptionView, WebhookResult } from '../contracts/payments.js';
 import { findUsage } from '../repositories/usage.js';
 import * as quota from './quota-service.js';
 import { requireRole } from './access.js';

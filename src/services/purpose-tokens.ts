@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
-import { secretsOf, type SecretInput } from './signing-secrets.js';
+import { secretsOf, type SecretInput } from '../storage/signing-secrets.js';
 
 /**
  * Short HS256 JWTs for one purpose (share-access tokens, download grants): a key of their own derived from the

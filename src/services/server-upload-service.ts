@@ -14,7 +14,7 @@ import type { Caller } from './auth-service.js';
 import { requireRole } from './access.js';
 import * as quota from './quota-service.js';
 import { toAssetView } from './asset-service.js';
-import type { AssetView } from '../routes/catalog-schemas.js';
+import type { AssetView } from '../contracts/catalog.js';
 import type { VersionLifecycle } from './version-lifecycle.js';
 
 export interface ServerUploadInput {

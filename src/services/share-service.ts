@@ -20,7 +20,7 @@ import type {
   SharePageView,
   SharePatchInput,
   ShareView,
-} from '../routes/share-schemas.js';
+} from '../contracts/shares.js';
 import { requireRole } from './access.js';
 import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';

@@ -4,25 +4,7 @@ import path from 'node:path';
 import type { AppConfig } from '../config.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { insertSettingIfAbsent } from '../repositories/instance-settings.js';
-
-/**
- * The instance's signing secrets, resolved once at start (after migrations, before any service is
- * built): `current` signs and verifies; each of `previous` (DAM_JWT_SECRET_PREVIOUS) only verifies,
- * for the grace period of a rotation.
- */
-export interface SigningSecrets {
-  readonly current: string;
-  readonly previous: readonly string[];
-}
-
-/** A plain secret (signs and verifies) or the instance's secrets with those of a rotation's grace period. */
-export type SecretInput = string | SigningSecrets;
-
-/** The secret to sign with and every secret to verify with, current first. */
-export function secretsOf(input: SecretInput): { current: string; all: string[] } {
-  if (typeof input === 'string') return { current: input, all: [input] };
-  return { current: input.current, all: [input.current, ...input.previous] };
-}
+import type { SigningSecrets } from '../storage/signing-secrets.js';
 
 /**
  * The secret offered when the database has none yet: the one an earlier version generated into the

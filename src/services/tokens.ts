@@ -1,6 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import { secretsOf, type SecretInput } from './signing-secrets.js';
+import { secretsOf, type SecretInput } from '../storage/signing-secrets.js';
 
 export interface SessionClaims {
   userId: number;

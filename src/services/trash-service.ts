@@ -8,14 +8,14 @@ import type { MediaGrant } from '../media/links.js';
 import { renumber } from '../repositories/collections.js';
 import * as trash from '../repositories/trash.js';
 import { findWorkspace } from '../repositories/workspaces.js';
-import type { PageView } from '../routes/catalog-schemas.js';
+import type { PageView } from '../contracts/catalog.js';
 import type {
   RestoreResultsView,
   TrashEmptiedView,
   TrashItemView,
   TrashListQuery,
   TrashRestoreBody,
-} from '../routes/trash-schemas.js';
+} from '../contracts/trash.js';
 import { requireRole } from './access.js';
 import { ActivityService, type Actor } from './activity-service.js';
 import type { Caller } from './auth-service.js';

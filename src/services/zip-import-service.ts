@@ -5,7 +5,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import * as assets from '../repositories/assets.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
 import * as repo from '../repositories/zip-imports.js';
-import type { ZipImportInput, ZipImportView } from '../routes/zip-schemas.js';
+import type { ZipImportInput, ZipImportView } from '../contracts/zip.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { LocalRecords, ZipArchive } from '../zip/zip-reader.js';
 import { requireRole } from './access.js';

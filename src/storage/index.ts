@@ -6,7 +6,7 @@ import { LocalStore } from './local-store.js';
 import type { ObjectStore } from './object-store.js';
 import { S3Store } from './s3-store.js';
 import { UrlSigner } from './signed-url.js';
-import type { SigningSecrets } from '../services/signing-secrets.js';
+import type { SigningSecrets } from './signing-secrets.js';
 
 /** Chooses the object store from config; the local store keeps its parts and CORS rules in the database. */
 export function createObjectStore(config: AppConfig, db: DB, now: () => number, secrets: SigningSecrets): ObjectStore {

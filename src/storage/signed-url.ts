@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { secretsOf, type SecretInput } from '../services/signing-secrets.js';
+import { secretsOf, type SecretInput } from './signing-secrets.js';
 
 /**
  * HMAC-signed, expiring URLs for resources this server serves without a bearer

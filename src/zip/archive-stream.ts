@@ -34,8 +34,6 @@ import { isStoredType } from './compression.js';
 import { ArchivePaths } from './entry-names.js';
 import { DEFLATED, STORED, WriterEntry, ZipWriter } from './zip-writer.js';
 
-export { contentDispositionAttachment } from '../services/downloads.js';
-
 export interface ArchiveItem {
   /** Path inside the archive, `/`-separated (`Holiday/Beach/photo.jpg`); sanitised and de-duplicated here. */
   path: string;

@@ -1,4 +1,4 @@
-import type { SecretInput } from '../services/signing-secrets.js';
+import type { SecretInput } from '../storage/signing-secrets.js';
 import { UrlSigner } from '../storage/signed-url.js';
 
 export const ZIP_DOWNLOAD_PATH = '/zip/download';

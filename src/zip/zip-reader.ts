@@ -21,11 +21,9 @@ import zlib from 'node:zlib';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import yauzl from 'yauzl';
 import { UNSAFE_TEXT } from '../domain/unsafe-text.js';
+import type { EntryProblem } from '../domain/zip-entries.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
 import { StoreRangeReader } from './store-reader.js';
-
-export const ENTRY_PROBLEMS = ['unsafe_name', 'symlink', 'special_file', 'encrypted', 'unsupported_compression'] as const;
-export type EntryProblem = (typeof ENTRY_PROBLEMS)[number];
 
 export interface ZipEntryInfo {
   /** Position in the central directory, from 0. */

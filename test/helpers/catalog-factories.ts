@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { DB } from '../../src/db/database.js';
 import { insertAsset, type NewAssetValues } from '../../src/repositories/assets.js';
-import type { AssetView } from '../../src/routes/catalog-schemas.js';
+import type { AssetView } from '../../src/contracts/catalog.js';
 import { toAssetView } from '../../src/services/catalog-service.js';
 import type { TestApp } from './app.js';
 import { addMember, registerUser, type Account, type Envelope } from './factories.js';

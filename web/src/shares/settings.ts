@@ -8,7 +8,7 @@ import { formatDate } from '../util/format';
 
 const DAY = 86_400;
 
-/** Bounds of the API (src/routes/share-schemas.ts). */
+/** Bounds of the API (src/contracts/shares.ts). */
 export const MAX_PASSWORD = 256;
 /** A new password's shortest length (issue #28). */
 export const MIN_PASSWORD = 8;

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Id as IdOf, Paging } from '../http/schemas.js';
-import { AssetSchema } from './catalog-schemas.js';
+import { AssetSchema } from './catalog.js';
 
 /** TypeBox schemas of the trash (GET/DELETE /dam/trash, POST /dam/trash/restore) and the per-item results it shares with bulk operations. */
 

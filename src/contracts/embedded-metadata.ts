@@ -3,7 +3,7 @@ import { TEXT_LIMITS } from '../domain/embedded-metadata.js';
 
 /**
  * The embedded-metadata part of the asset schemas (issue #12): what ExifTool read from the current file, and
- * the descriptive fields managers may edit. Spread into AssetSchema and AssetPatchBody (./catalog-schemas.ts).
+ * the descriptive fields managers may edit. Spread into AssetSchema and AssetPatchBody (./catalog.ts).
  */
 
 const Nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });

@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { FILE_TYPES, ORIENTATIONS } from '../domain/file-types.js';
 import { METADATA_LIMITS } from '../http/json-limits.js';
 import { ErrorBody, Id as IdOf, NewVisibility, Paging, PlainName, SortBy, Tags, Visibility, VISIBILITY_MEANING } from '../http/schemas.js';
-import { EmbeddedMetadataProperty, EmbeddedPatchProperties, EmbeddedProperties } from './embedded-metadata-schemas.js';
+import { EmbeddedMetadataProperty, EmbeddedPatchProperties, EmbeddedProperties } from './embedded-metadata.js';
 import { UnreadableProperties } from '../http/unreadable-schemas.js';
 
 /**

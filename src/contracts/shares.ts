@@ -10,7 +10,7 @@ import {
   UNLOCK_WINDOW_SECONDS,
 } from '../domain/shares.js';
 import { Id as IdOf, Paging } from '../http/schemas.js';
-import { ConditionalHeaders } from './download-schemas.js';
+import { ConditionalHeaders } from './downloads.js';
 
 /** TypeBox schemas of the shared links (issue #14): management (/shared) and public (/shared/public/:key) sides. */
 

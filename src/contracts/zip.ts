@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, MAX_PAGE, MAX_PER_PAGE } from '../http/schemas.js';
-import type { EntryProblem } from '../zip/zip-reader.js';
+import type { EntryProblem } from '../domain/zip-entries.js';
 
 /** At most this many ids in `asset_ids` of GET /zip/download (a folder or collection holds more). */
 export const MAX_DOWNLOAD_IDS = 1000;

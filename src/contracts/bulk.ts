@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id as IdOf, Tags, Visibility } from '../http/schemas.js';
 import { Filter, Q, QueryBy } from '../search/schemas.js';
-import { ItemResultSchema } from './trash-schemas.js';
+import { ItemResultSchema } from './trash.js';
 
 /** TypeBox schemas of POST /dam/assets/bulk: the request, and its answer (per-id results, and counts for a search). */
 

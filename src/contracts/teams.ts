@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { Id, Role } from '../http/schemas.js';
-import { LINK_TOKEN_PATTERN } from '../services/link-tokens.js';
-import { Member } from './workspace-schemas.js';
+import { LINK_TOKEN_PATTERN } from '../domain/link-tokens.js';
+import { Member } from './workspaces.js';
 
 /** Schemas of invitations, instance administration and account security (issue #27, docs/TEAMS.md). */
 

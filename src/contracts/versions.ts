@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Metadata } from './catalog-schemas.js';
+import { Metadata } from './catalog.js';
 
 /** issue #15: how a video version plays in a browser. */
 export const VideoPreviewSchema = Type.Object(

@@ -1,10 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { SessionOrigin } from '../repositories/sessions.js';
-import { UserSchema, WorkspaceItem } from './workspace-schemas.js';
-
-/** seed 2.4: what a sign-in answers. */
-export const AuthResult = Type.Object({ user: UserSchema, token: Type.String(), workspaces: Type.Array(WorkspaceItem) });
 
 /** The longest User-Agent kept with a session. */
 const MAX_UA = 512;
