@@ -15,7 +15,12 @@ export default defineConfig({
         test: { name: 'server', include: ['test/**/*.test.ts'], exclude: ['test/browser/**', 'test/cluster/**', 'test/security/**'], globalSetup: ['test/helpers/pg-global-setup.ts'] },
       },
       // The web client's components and modules, in a simulated DOM.
-      { plugins: [vue()], test: { name: 'web', include: ['web/test/**/*.test.ts'], environment: 'happy-dom' } },
+      {
+        plugins: [vue()],
+        // vue-i18n's feature flags as in web/vite.config.ts; web/test/setup.ts installs i18n (English) for every mount.
+        define: { __VUE_I18N_FULL_INSTALL__: true, __VUE_I18N_LEGACY_API__: false, __INTLIFY_PROD_DEVTOOLS__: false },
+        test: { name: 'web', include: ['web/test/**/*.test.ts'], environment: 'happy-dom', setupFiles: ['web/test/setup.ts'] },
+      },
       // The built web client in Debian's chromium against the real server (test/browser/harness.ts).
       {
         extends: true,

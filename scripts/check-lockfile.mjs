@@ -1,5 +1,5 @@
 // `npm run check:lockfile` (issue #28): what can be checked of the dependencies without any service.
-// No advisory database is reachable from this project's machines (README, "Dependency advisories"),
+// No advisory database is reachable from this project's machines (docs/SECURITY.md, "Dependency advisories"),
 // so CI checks instead that every installed package comes from the registry with a pinned hash:
 // - every package of package-lock.json has an `integrity` of sha512 (npm ci then refuses a tarball
 //   whose bytes differ, whoever serves it);

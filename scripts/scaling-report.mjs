@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run report:scaling [-- --count <n>] [--reps <n>] [--dir <path>] [--no-probes] [--no-plans] [--no-search]`
 //
-// Prints the figures docs/SCALING.md quotes, so they can be measured again on
+// Prints the figures docs/architecture/capacity.md quotes, so they can be measured again on
 // another machine or size. Reads the PostgreSQL database `npm run bench:search`
 // seeded (DAM_BENCH_DATABASE_URL, schema bench_search_<count>; run the bench
 // first) and prints:

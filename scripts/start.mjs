@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm start`: builds when the build is missing or older than the sources, then runs the server.
-// Extra arguments (e.g. --migrate-only) are seen by dist/server.js, which runs in this process.
+// Extra arguments (e.g. --migrate-only, --help-config) are seen by dist/server.js, which runs in this process.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -22,8 +22,9 @@ const webEntry = path.join(root, 'web', 'dist', 'index.html');
 const webSources = () =>
   Math.max(newestMtime(path.join(root, 'web', 'src')), newestMtime(path.join(root, 'web', 'public')), statSync(path.join(root, 'web', 'index.html')).mtimeMs);
 const serverStale = !existsSync(entry) || newestMtime(path.join(root, 'src')) > statSync(entry).mtimeMs;
-// The web client (web/dist) is part of the build too.
-const webStale = !existsSync(webEntry) || webSources() > statSync(webEntry).mtimeMs;
+// The web client (web/dist) is part of the build too, but not of printing the configuration reference.
+const helpOnly = process.argv.includes('--help-config');
+const webStale = !helpOnly && (!existsSync(webEntry) || webSources() > statSync(webEntry).mtimeMs);
 
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 /** The steps of `npm run build` (package.json), run one by one so that each says how long it took. */

@@ -1,10 +1,17 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, renderConfigText } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 
-/** Process entry: `node dist/server.js` listens; `--migrate-only` migrates and exits. */
+/**
+ * Process entry: `node dist/server.js` listens; `--migrate-only` migrates and exits; `--help-config` prints
+ * the configuration reference (docs/configuration.md as plain text) and exits without reading the environment.
+ */
 async function main(): Promise<void> {
+  if (process.argv.includes('--help-config')) {
+    process.stdout.write(renderConfigText());
+    return;
+  }
   const config = loadConfig();
 
   if (process.argv.includes('--migrate-only')) {

@@ -18,7 +18,7 @@ import { rawZip, readZip } from './helpers/zip.js';
 
 /**
  * Issue #27, section 2: a private asset (visibility not 0) is visible to its uploader, the workspace's managers and
- * admins, and to nobody else; only public assets reach a shared link (docs/ARCHITECTURE.md, "Private assets").
+ * admins, and to nobody else; only public assets reach a shared link (docs/architecture/private-assets.md).
  *
  * One workspace: the admin uploads public and private assets, a manager a private one, and a member who was a
  * manager when they uploaded their own private asset is now a viewer (viewers cannot upload: the uploader of a

@@ -6,7 +6,7 @@ import { registerUser, type Account } from './helpers/factories.js';
 import { startFakeGoogle, type FakeGoogle } from './helpers/fake-google.js';
 import { dataOf, expectError, login, me, PASSWORD, uniqueEmail, type AuthBody, type SessionView } from './helpers/teams.js';
 
-/** docs/TEAMS.md "Own account" (password, sessions; forgotten passwords without SMTP) through the HTTP API. test/teams-mail.test.ts has the e-mailed reset. */
+/** docs/features/teams.md "Own account" (password, sessions; forgotten passwords without SMTP) through the HTTP API. test/teams-mail.test.ts has the e-mailed reset. */
 
 const DAY = 86_400;
 const CHROME_MAC = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';

@@ -19,7 +19,7 @@ import {
   type AuthBody,
 } from './helpers/teams.js';
 
-/** docs/TEAMS.md "Instance administration" and "Registration modes" through the HTTP API. */
+/** docs/features/teams.md "Instance administration" and "Registration modes" through the HTTP API. */
 
 const PUBLIC_URL = 'https://dam.example.test';
 const DAY = 86_400;

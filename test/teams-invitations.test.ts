@@ -29,7 +29,7 @@ import {
 } from './helpers/teams.js';
 
 /**
- * docs/TEAMS.md "Invitations" through the HTTP API: a workspace admin invites by e-mail and role; the
+ * docs/features/teams.md "Invitations" through the HTTP API: a workspace admin invites by e-mail and role; the
  * invitee previews, accepts (new account) or joins (signed in); links are single-use, expiring, revocable.
  */
 

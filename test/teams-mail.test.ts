@@ -19,7 +19,7 @@ import {
 } from './helpers/teams.js';
 
 /**
- * docs/TEAMS.md "E-mail" and the forgotten password, against a real SMTP server (test/helpers/smtp.ts):
+ * docs/features/teams.md "E-mail" and the forgotten password, against a real SMTP server (test/helpers/smtp.ts):
  * what is sent, to whom, with which link, and that a failing server never fails a request.
  */
 

@@ -10,6 +10,8 @@ const apiPrefixes = ['/auth', '/workspaces', '/dam', '/storage', '/search-engine
 export default defineConfig({
   root,
   plugins: [vue()],
+  // vue-i18n's feature flags (issue #29): composition API only, no devtools in production.
+  define: { __VUE_I18N_FULL_INSTALL__: true, __VUE_I18N_LEGACY_API__: false, __INTLIFY_PROD_DEVTOOLS__: false },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

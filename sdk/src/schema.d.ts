@@ -122,8 +122,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the current user's name or phone number
-         * @description Only the fields sent change. `phone` is validated like POST /phone-number/validate, without a country: write it with + and the country code (the web client sends the E.164 form it got from the validation). It is stored and answered in E.164; null removes it. A number that is not valid, or that has an extension (E.164 cannot hold one), is a 400 naming body.phone with a `reason` (TOO_SHORT, INVALID_COUNTRY, ..., HAS_EXTENSION). Answers like GET /auth/me.
+         * Change the current user's name, phone number or language
+         * @description Only the fields sent change. `phone` is validated like POST /phone-number/validate, without a country: write it with + and the country code (the web client sends the E.164 form it got from the validation). It is stored and answered in E.164; null removes it. A number that is not valid, or that has an extension (E.164 cannot hold one), is a 400 naming body.phone with a `reason` (TOO_SHORT, INVALID_COUNTRY, ..., HAS_EXTENSION). `locale` is the web client's language (en, de, fr, es; issue #29), null to follow the browser again; another value is a 400 VALIDATION_ERROR naming body.locale. Server messages stay in English whatever it is. Answers like GET /auth/me.
          */
         patch: operations["updateCurrentUser"];
         trace?: never;
@@ -2913,6 +2913,8 @@ export interface operations {
                             must_change_password: boolean;
                             /** @description false for an account that signs in with Google only: POST /auth/password then needs no current password */
                             has_password: boolean;
+                            /** @description The language the user chose for the web client (en, de, fr, es), or null when none is chosen (the client follows the browser's languages) */
+                            locale: ("en" | "de" | "fr" | "es") | null;
                         };
                         workspaces: {
                             id: number;
@@ -2954,6 +2956,8 @@ export interface operations {
                     name?: string;
                     /** @description A phone number with its country code, or null */
                     phone?: string | null;
+                    /** @description The language the user chose for the web client (en, de, fr, es), or null when none is chosen (the client follows the browser's languages) */
+                    locale?: ("en" | "de" | "fr" | "es") | null;
                 };
             };
         };
@@ -2977,6 +2981,8 @@ export interface operations {
                             must_change_password: boolean;
                             /** @description false for an account that signs in with Google only: POST /auth/password then needs no current password */
                             has_password: boolean;
+                            /** @description The language the user chose for the web client (en, de, fr, es), or null when none is chosen (the client follows the browser's languages) */
+                            locale: ("en" | "de" | "fr" | "es") | null;
                         };
                         workspaces: {
                             id: number;

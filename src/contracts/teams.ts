@@ -3,7 +3,7 @@ import { Id, Role } from '../http/schemas.js';
 import { LINK_TOKEN_PATTERN } from '../domain/link-tokens.js';
 import { Member } from './workspaces.js';
 
-/** Schemas of invitations, instance administration and account security (issue #27, docs/TEAMS.md). */
+/** Schemas of invitations, instance administration and account security (issue #27, docs/features/teams.md). */
 
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const NewPassword = Type.String({ minLength: 8, maxLength: 200, description: '8 to 200 characters' });

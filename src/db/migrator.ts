@@ -31,6 +31,7 @@ import * as m0027 from './migrations/0027_search_terms.js';
 import * as m0028 from './migrations/0028_workspace_creator.js';
 import * as m0029 from './migrations/0029_share_expiry_cap.js';
 import * as m0030 from './migrations/0030_upload_bounds.js';
+import * as m0031 from './migrations/0031_user_locale.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0028_workspace_creator': m0028,
   '0029_share_expiry_cap': m0029,
   '0030_upload_bounds': m0030,
+  '0031_user_locale': m0031,
 };
 
 class ListProvider implements MigrationProvider {

@@ -31,6 +31,8 @@ export interface UsersTable {
   last_login_at: Generated<number | null>;
   /** 1 after an admin set a temporary password: every route but a few answers 403 until it is changed. */
   must_change_password: Generated<number>;
+  /** Issue #29 (migration 0031): the web client's language (en, de, fr, es); null: follow the browser. */
+  locale: Generated<string | null>;
 }
 
 export interface SessionsTable {

@@ -2,7 +2,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Role } from '../db/schema.js';
 
 /**
- * Who sees an asset (issue #27, section 2; docs/ARCHITECTURE.md, "Private assets"). The one rule:
+ * Who sees an asset (issue #27, section 2; docs/architecture/private-assets.md). The one rule:
  * - `visibility` 0 (public): every member of the workspace, and it is the only kind a public surface (a
  *   shared link) shows;
  * - any other value (private): its uploader (`assets.uploaded_by`), the workspace's managers and admins.

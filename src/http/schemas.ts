@@ -62,7 +62,7 @@ export const Role = Type.Union([Type.Literal('viewer'), Type.Literal('manager'),
 });
 
 /**
- * What `visibility` means (issue #27; docs/ARCHITECTURE.md, "Private assets"; the rule is domain/asset-visibility.ts).
+ * What `visibility` means (issue #27; docs/architecture/private-assets.md; the rule is domain/asset-visibility.ts).
  * Folders and collections carry the same field as a label: it hides nothing, their assets show by their own visibility.
  */
 export const VISIBILITY_MEANING =

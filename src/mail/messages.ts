@@ -1,7 +1,7 @@
 import type { MailMessage } from './types.js';
 
 /**
- * The four e-mails the service sends (docs/TEAMS.md, "E-mail"), as pure functions of their
+ * The four e-mails the service sends (docs/features/teams.md, "E-mail"), as pure functions of their
  * data. Names and workspace names are user-provided: HTML-escaped in the HTML part, kept on
  * one line and shortened in subjects. Times are Unix seconds; `now` (default: the clock)
  * only serves to say how long a link stays valid.

@@ -29,7 +29,7 @@ export async function insertJob(
  * Claims up to `limit` jobs for `worker`: running ones whose lease ran out (their worker died) first, then
  * queued ones that are due, each in (run_at, id) order; `lock` adds the dialect's row locking. Two statements,
  * not one with an OR of the two conditions: no index serves the OR, so with a large backlog every poll read
- * and sorted every queued job (docs/SCALING.md). Each half is an ordered read of its own index
+ * and sorted every queued job (docs/architecture/capacity.md). Each half is an ordered read of its own index
  * (jobs_status_locked_until_idx; the partial jobs_queued_idx of migration 0023) that stops after `limit`.
  */
 export async function claimJobs(

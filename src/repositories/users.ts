@@ -37,8 +37,13 @@ export async function insertUser(
     .executeTakeFirstOrThrow();
 }
 
-/** Changes the given profile fields (name, phone in E.164 or null) and answers the updated row. */
-export function updateUserProfile(db: DB, id: number, changes: { name?: string; phone?: string | null }, now: number): Promise<UserRow | undefined> {
+/** Changes the given profile fields (name, phone in E.164 or null, locale or null) and answers the updated row. */
+export function updateUserProfile(
+  db: DB,
+  id: number,
+  changes: { name?: string; phone?: string | null; locale?: string | null },
+  now: number,
+): Promise<UserRow | undefined> {
   return db
     .updateTable('users')
     .set({ ...changes, modified_at: now })

@@ -12,7 +12,7 @@ import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 
 const tags = ['auth'];
 
-/** The user's own sign-in (issue #27, docs/TEAMS.md "Own account"): password, sessions, forgotten passwords. */
+/** The user's own sign-in (issue #27, docs/features/teams.md "Own account"): password, sessions, forgotten passwords. */
 export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService; limits: SignInLimits; ctx: AppContext; mailEnabled: () => boolean }> = async (
   app,
   { accounts, limits, ctx, mailEnabled },

@@ -10,7 +10,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 const UserParams = Type.Object({ userId: Id('User id') });
 const ADMIN_ONLY = 'Instance admins only (403 ADMIN_ONLY for anyone else).';
 
-/** Instance administration (issue #27, docs/TEAMS.md "Instance administration"). */
+/** Instance administration (issue #27, docs/features/teams.md "Instance administration"). */
 export const adminUserRoutes: FastifyPluginAsyncTypebox<{ admin: UserAdminService }> = async (app, { admin }) => {
   app.get(
     '/admin/users',

@@ -8,6 +8,7 @@ import { sessionOrigin } from './session-origin.js';
 import { Email, NewPassword as Password } from '../contracts/teams.js';
 import { WorkspaceItem } from '../contracts/workspaces.js';
 import { SMALL_BODY_LIMIT } from '../http/json-body.js';
+import { AccountLocale } from '../contracts/locales.js';
 
 /** The seed 2.4 user plus the account's own fields (issue #13). */
 const AccountUser = Type.Object({
@@ -18,6 +19,7 @@ const AccountUser = Type.Object({
   is_instance_admin: Type.Boolean({ description: 'May use /admin (issue #27)' }),
   must_change_password: Type.Boolean({ description: 'An admin set a temporary password: most requests answer 403 PASSWORD_CHANGE_REQUIRED until POST /auth/password' }),
   has_password: Type.Boolean({ description: 'false for an account that signs in with Google only: POST /auth/password then needs no current password' }),
+  locale: AccountLocale,
 });
 const Me = Type.Object({ user: AccountUser, workspaces: Type.Array(WorkspaceItem) });
 
@@ -109,16 +111,19 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limits: 
     {
       schema: {
         tags: ['auth'],
-        summary: 'Change the current user\'s name or phone number',
+        summary: 'Change the current user\'s name, phone number or language',
         description:
           'Only the fields sent change. `phone` is validated like POST /phone-number/validate, without a country: ' +
           'write it with + and the country code (the web client sends the E.164 form it got from the validation). ' +
           'It is stored and answered in E.164; null removes it. A number that is not valid, or that has an extension ' +
           '(E.164 cannot hold one), is a 400 naming body.phone with a `reason` (TOO_SHORT, INVALID_COUNTRY, ..., HAS_EXTENSION). ' +
+          '`locale` is the web client\'s language (en, de, fr, es; issue #29), null to follow the browser again; another value is a 400 ' +
+          'VALIDATION_ERROR naming body.locale. Server messages stay in English whatever it is. ' +
           'Answers like GET /auth/me.',
         body: Type.Object({
           name: Type.Optional(PlainName(200)),
           phone: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'A phone number with its country code, or null' })),
+          locale: Type.Optional(AccountLocale),
         }, { additionalProperties: false }),
         response: { 200: Me, 400: ErrorBody },
       },

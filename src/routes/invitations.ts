@@ -13,7 +13,7 @@ import { SMALL_BODY_LIMIT } from '../http/json-body.js';
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 const linkErrors = { 400: ErrorBody, 410: ErrorBody, 429: ErrorBody };
 
-/** Workspace invitations (issue #27, docs/TEAMS.md "Invitations"): the admins' side and the invitee's. */
+/** Workspace invitations (issue #27, docs/features/teams.md "Invitations"): the admins' side and the invitee's. */
 export const invitationRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; limits: SignInLimits }> = async (app, { invitations, limits }) => {
   const tags = ['workspaces'];
 

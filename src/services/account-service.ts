@@ -57,7 +57,7 @@ export async function issuePasswordLink(
 }
 
 /**
- * The signed-in user's own sign-in (issue #27, docs/TEAMS.md "Own account"): changing the password, the list
+ * The signed-in user's own sign-in (issue #27, docs/features/teams.md "Own account"): changing the password, the list
  * of sessions, forgotten passwords by e-mail, and the single-use password links that admins and
  * `npm run admin -- reset-password` make.
  */

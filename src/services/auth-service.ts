@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/schema.js';
 import { appError } from '../errors.js';
+import { SUPPORTED_LOCALES, type Locale } from '../contracts/locales.js';
 import { checkPhoneNumber, REASON_TEXT } from '../domain/phone-numbers.js';
 import { countUsers, findUserByEmail, findUserById, insertUser, recordLogin, updateUserProfile } from '../repositories/users.js';
 import { insertSession, revokeSession, touchSession, type SessionOrigin } from '../repositories/sessions.js';
@@ -28,6 +29,8 @@ export interface Account extends PublicUser {
   must_change_password: boolean;
   /** Whether the account has a password (a Google-only account has none: POST /auth/password then needs no current one). */
   has_password: boolean;
+  /** Issue #29: the web client's language the user chose, or null (the client follows the browser). */
+  locale: Locale | null;
 }
 
 export interface AuthResult {
@@ -53,6 +56,10 @@ export function publicUser(u: UserRow): PublicUser {
   return { id: u.id, email: u.email, name: u.name };
 }
 
+function isLocale(value: string | null): value is Locale {
+  return (SUPPORTED_LOCALES as readonly (string | null)[]).includes(value);
+}
+
 function account(u: UserRow): Account {
   return {
     ...publicUser(u),
@@ -60,10 +67,11 @@ function account(u: UserRow): Account {
     is_instance_admin: u.is_instance_admin === 1,
     must_change_password: u.must_change_password === 1,
     has_password: u.password_hash !== null,
+    locale: isLocale(u.locale) ? u.locale : null,
   };
 }
 
-/** Why self-registration is refused, in the words of each mode (docs/TEAMS.md). */
+/** Why self-registration is refused, in the words of each mode (docs/features/teams.md). */
 const CLOSED_BECAUSE: Record<RegistrationMode, string> = {
   open: 'Registration is open',
   domains: 'Registration on this instance is open to some e-mail domains only; ask a workspace admin for an invitation',
@@ -204,9 +212,13 @@ export class AuthService {
    * its +country code, as there is no country to read it in) and stored in E.164; null removes it.
    * An extension is refused rather than silently dropped: E.164 cannot hold one.
    */
-  async updateMe(caller: Caller, input: { name?: string; phone?: string | null }): Promise<{ user: Account; workspaces: WorkspaceWithRole[] }> {
-    const changes: { name?: string; phone?: string | null } = {};
+  async updateMe(
+    caller: Caller,
+    input: { name?: string; phone?: string | null; locale?: Locale | null },
+  ): Promise<{ user: Account; workspaces: WorkspaceWithRole[] }> {
+    const changes: { name?: string; phone?: string | null; locale?: Locale | null } = {};
     if (input.name !== undefined) changes.name = input.name;
+    if (input.locale !== undefined) changes.locale = input.locale;
     if (input.phone !== undefined) changes.phone = input.phone === null ? null : accountPhone(input.phone);
     if (Object.keys(changes).length > 0) {
       const updated = await updateUserProfile(this.ctx.db, caller.id, changes, this.ctx.now());

@@ -19,7 +19,7 @@ import type { WorkspaceService } from './workspace-service.js';
 
 export type InvitationStatus = 'pending' | 'accepted' | 'revoked' | 'expired';
 
-/** An invitation as workspace admins see it (docs/TEAMS.md); never its token. */
+/** An invitation as workspace admins see it (docs/features/teams.md); never its token. */
 export interface InvitationView {
   id: number;
   workspace_id: number;
@@ -79,7 +79,7 @@ const invitationSubject = (row: { id: number; email: string }) => ({ kind: 'invi
 const invalidLink = () => appError('LINK_INVALID', 'This invitation link is invalid, already used, revoked or expired; ask for a new one');
 
 /**
- * Workspace invitations (issue #27, docs/TEAMS.md "Invitations"): a workspace admin invites an e-mail with a
+ * Workspace invitations (issue #27, docs/features/teams.md "Invitations"): a workspace admin invites an e-mail with a
  * role; an e-mail that has an account is added at once, any other gets a single-use, expiring link that
  * creates the account and joins. Tokens are kept hashed (services/link-tokens.ts).
  */

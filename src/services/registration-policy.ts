@@ -3,7 +3,7 @@ import type { DB } from '../db/database.js';
 import { getSetting, putSetting } from '../repositories/instance-settings.js';
 
 /**
- * Who may create an account (issue #27, docs/TEAMS.md "Registration modes"). Kept in the settings
+ * Who may create an account (issue #27, docs/features/teams.md "Registration modes"). Kept in the settings
  * table so that every process reads the same; read on each decision (sign-ups are rare).
  */
 export type RegistrationMode = 'open' | 'domains' | 'invite' | 'closed';

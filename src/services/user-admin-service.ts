@@ -52,7 +52,7 @@ function adminView(u: UserRow, memberships: Membership[]): AdminUserView {
 }
 
 /**
- * Instance administration (issue #27, docs/TEAMS.md): the accounts of the instance and its registration mode.
+ * Instance administration (issue #27, docs/features/teams.md): the accounts of the instance and its registration mode.
  * Every operation is for instance admins only (403 ADMIN_ONLY otherwise).
  */
 export class UserAdminService {

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { hasChromium, registerApi, screenshot, signedInPage, useBrowserSuite } from './harness.js';
+import { hasChromium, registerApi, screenshot, screenshotVariants, signedInPage, useBrowserSuite } from './harness.js';
 
 /** The account settings page (issue #13): the phone number, checked as it is typed, saved in E.164. */
 describe.skipIf(!hasChromium)('account settings, in chromium', () => {
@@ -83,6 +83,70 @@ describe.skipIf(!hasChromium)('account settings, in chromium', () => {
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText('Account saved').waitFor();
       await expect.poll(() => page.getByRole('button', { name: /Account/ }).getAttribute('aria-label')).toBe('Account: New Name');
+    } finally {
+      await context.close();
+    }
+  });
+
+  // Issue #29: the language switch applies at once, is stored on the user, and wins over the browser's language.
+  it('switches to German at once, keeps it after a reload and on another device', async () => {
+    const owner = await registerApi(base, 'Sprach Wechsler');
+    const { context, page } = await signedInPage(browser, owner);
+    try {
+      await page.goto(`${base}/settings/account`);
+      await page.getByRole('heading', { name: 'Account settings' }).waitFor();
+      await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+      const select = page.getByLabel('Language of DAM');
+      // Each language is named in its own words.
+      await expect(select.locator('option').allTextContents()).resolves.toEqual(['English', 'Deutsch', 'Français', 'Español']);
+      await select.selectOption({ label: 'Deutsch' });
+      await page.getByRole('heading', { name: 'Kontoeinstellungen' }).waitFor();
+      await page.getByText('Sprache gespeichert').waitFor();
+      const res = await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${owner.token}` } });
+      expect(((await res.json()) as { user: { locale: string | null } }).user.locale).toBe('de');
+
+      await page.reload();
+      await page.getByRole('heading', { name: 'Kontoeinstellungen' }).waitFor();
+      await expect(page.locator('html').getAttribute('lang')).resolves.toBe('de');
+      await expect(page.title()).resolves.toBe('Kontoeinstellungen · DAM');
+      await page.getByRole('heading', { name: 'Passwort' }).waitFor();
+      await page.getByRole('heading', { name: 'Sitzungen' }).waitFor();
+      await expect(page.getByRole('button', { name: 'Speichern' }).isVisible()).resolves.toBe(true);
+      // The phone hint names the browser's country (en-GB) in German.
+      await expect.poll(() => page.locator('#account-phone-feedback').textContent()).toContain('Inlandsnummer (Vereinigtes Königreich)');
+      await screenshotVariants(page, 'account-language-de', () => page.getByRole('heading', { name: 'Kontoeinstellungen' }).waitFor());
+    } finally {
+      await context.close();
+    }
+
+    // Another browser (still an en-GB one) signed in as the same user: German once the account is read.
+    const other = await signedInPage(browser, owner);
+    try {
+      await other.page.goto(`${base}/settings/account`);
+      await other.page.getByRole('heading', { name: 'Kontoeinstellungen' }).waitFor();
+      // Back to English, and the menu follows.
+      await other.page.getByLabel('Sprache von DAM').selectOption({ label: 'English' });
+      await other.page.getByRole('heading', { name: 'Account settings' }).waitFor();
+      await other.page.getByRole('button', { name: /Account/ }).click();
+      await other.page.getByRole('menuitem', { name: 'Sign out' }).waitFor();
+    } finally {
+      await other.context.close();
+    }
+  });
+
+  it('follows the browser language before sign-in', async () => {
+    const context = await browser.newContext({ locale: 'fr-FR' });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/login`);
+      await page.getByRole('heading', { name: 'Connexion' }).waitFor();
+      await expect(page.locator('html').getAttribute('lang')).resolves.toBe('fr');
+      await expect(page.getByLabel('Mot de passe').isVisible()).resolves.toBe(true);
+      // A wrong password: the server's stable code, in French.
+      await page.getByLabel('E-mail').fill('nobody@example.test');
+      await page.getByLabel('Mot de passe').fill('not the password');
+      await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
+      await page.getByRole('alert').getByText('L’e-mail ou le mot de passe est incorrect.').waitFor();
     } finally {
       await context.close();
     }

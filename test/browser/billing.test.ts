@@ -111,7 +111,7 @@ describe.skipIf(!hasChromium)('billing, in chromium', () => {
       await expect.poll(() => bar(page, 'Members').getAttribute('aria-valuetext')).toBe('1 of 3');
       expect(await bar(page, 'Assets').getAttribute('aria-valuetext')).toBe('1 of 10');
       expect(await bar(page, 'Assets').getAttribute('aria-valuenow')).toBe('10');
-      expect(await bar(page, 'Storage').getAttribute('aria-valuetext')).toMatch(/^[\d.]+ K?B of 977 KB$/);
+      expect(await bar(page, 'Storage').getAttribute('aria-valuetext')).toMatch(/^[\d.]+ k?B of 977 kB$/);
       // No banner: nothing is near a limit.
       expect(await banner(page).count()).toBe(0);
 
@@ -217,7 +217,7 @@ describe.skipIf(!hasChromium)('billing, in chromium', () => {
       await page.goto(`${base}/library`);
       await page.getByRole('heading', { name: 'All assets' }).waitFor();
       await banner(page).waitFor();
-      expect(await banner(page).innerText()).toMatch(/uses 9\d % of its storage limit \(\d+ KB of 977 KB\)/);
+      expect(await banner(page).innerText()).toMatch(/uses 9\d % of its storage limit \(\d+ kB of 977 kB\)/);
       await banner(page).getByRole('link', { name: 'Upgrade or pay in Billing' }).waitFor();
       await screenshot(page, 'billing-banner-phone');
       // The banner asks once per workspace: moving around the app asks nothing more.
@@ -237,7 +237,7 @@ describe.skipIf(!hasChromium)('billing, in chromium', () => {
       expect(reason).not.toMatch(/^Failed$/m);
       // Once, in human units: not the server's byte counts beside the plan's line.
       expect(reason).not.toMatch(/bytes are used/);
-      expect(await failed.getByTestId('upload-refusal').innerText()).toMatch(/Over the plan's storage limit: \d+ KB used, this file needs 195 KB\./);
+      expect(await failed.getByTestId('upload-refusal').innerText()).toMatch(/Over the plan's storage limit: \d+ kB used, this file needs 195 kB\./);
       await failed.getByRole('link', { name: 'See plans' }).waitFor();
       await screenshot(page, 'billing-upload-refused-phone');
     } finally {

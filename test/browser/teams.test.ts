@@ -8,7 +8,7 @@ const PASSWORD = 'correct horse battery';
 const fourShots = (page: Page, name: string, ready?: () => Promise<unknown>) => screenshotVariants(page, `teams-${name}`, ready);
 
 /**
- * Issue #27 in the web client (docs/TEAMS.md): invitations from a workspace's settings and the invitee's page,
+ * Issue #27 in the web client (docs/features/teams.md): invitations from a workspace's settings and the invitee's page,
  * instance administration (/settings/users), the account's password and sessions, and what a session the server
  * ended does to an open page. No SMTP: links are copied from the dialogs.
  */

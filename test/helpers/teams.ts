@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import type { TestApp } from './app.js';
 import type { Account, Envelope } from './factories.js';
 
-/** Shared shapes and steps of the teams suites (issue #27, docs/TEAMS.md): test/teams-*.test.ts. */
+/** Shared shapes and steps of the teams suites (issue #27, docs/features/teams.md): test/teams-*.test.ts. */
 
 export type Role = 'viewer' | 'manager' | 'admin';
 export type RegistrationMode = 'open' | 'domains' | 'invite' | 'closed';

@@ -4,9 +4,12 @@ import { configureHttp } from './api/http';
 import { ACCOUNT, buildRouter } from './router';
 import { endSession, refreshSession, session, setMustChangePassword } from './stores/session';
 import { applySavedTheme } from './stores/theme';
+import { applyUserLocale, i18n } from './i18n';
 import './styles/main.css';
 
 applySavedTheme();
+// Issue #29: the signed-in user's language as last stored (GET /auth/me confirms it below), else the browser's.
+applyUserLocale(session.user?.locale);
 
 const router = buildRouter();
 
@@ -34,4 +37,4 @@ configureHttp({
 // public page (/s/:key, issue #14), which neither needs nor touches the session.
 if (session.token && !window.location.pathname.startsWith('/s/')) void refreshSession().catch(() => undefined);
 
-createApp(App).use(router).mount('#app');
+createApp(App).use(i18n).use(router).mount('#app');

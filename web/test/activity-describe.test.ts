@@ -54,7 +54,7 @@ describe('activity entries in words', () => {
     expect(describeAction(e)).toBe('restored v1 of {subject}');
     expect(describeChanges(e)).toEqual([
       { label: 'Version', before: 'v2', after: 'v3' },
-      { label: 'Size', before: '2.0 KB', after: '1.0 KB' },
+      { label: 'Size', before: '2.0 kB', after: '1.0 kB' },
     ]);
   });
 

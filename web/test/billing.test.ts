@@ -26,7 +26,7 @@ describe('billing words', () => {
   it('describes usage against limits, near and full, and unlimited', () => {
     const rows = usageRows(sub({ limits: { storage_bytes: 1_000_000, members: 3, assets: null }, usage: { storage_bytes: 950_000, members: 3, assets: 7 } }));
     expect(rows.map((r) => [r.kind, r.level, r.text])).toEqual([
-      ['storage_bytes', 'near', '928 KB of 977 KB'],
+      ['storage_bytes', 'near', '928 kB of 977 kB'],
       ['members', 'full', '3 of 3'],
       ['assets', 'ok', '7 (unlimited)'],
     ]);
@@ -39,10 +39,10 @@ describe('billing words', () => {
     expect(attention(sub({ usage: { storage_bytes: 899_999, members: 1, assets: 2 } }))).toBeNull();
     const near = attention(sub({ usage: { storage_bytes: 900_000, members: 1, assets: 2 } }))!;
     expect(near.level).toBe('warning');
-    expect(near.text).toBe('This workspace uses 90 % of its storage limit (879 KB of 977 KB).');
+    expect(near.text).toBe('This workspace uses 90 % of its storage limit (879 kB of 977 kB).');
     const full = attention(sub({ usage: { storage_bytes: 900_000, members: 3, assets: 2 } }))!;
     expect(full.level).toBe('error');
-    expect(full.text).toBe('This workspace has reached its members limit (3 of 3): no more members can be added; it uses 90 % of its storage limit (879 KB of 977 KB).');
+    expect(full.text).toBe('This workspace has reached its members limit (3 of 3): no more members can be added; it uses 90 % of its storage limit (879 kB of 977 kB).');
   });
 
   it('warns of an overdue payment and of a read-only workspace', () => {
@@ -59,7 +59,7 @@ describe('billing words', () => {
   it("reads a 402's reason, and only a 402's", () => {
     const quota = new ApiError('too big', 402, 'QUOTA_EXCEEDED', undefined, { limit: 'storage_bytes', used: 900_000, requested: 204_800 });
     expect(billingFailure(quota)).toEqual({ code: 'QUOTA_EXCEEDED', quota: { limit: 'storage_bytes', used: 900_000, requested: 204_800 } });
-    expect(quotaLine(billingFailure(quota)!.quota!)).toBe("Over the plan's storage limit: 879 KB used, this file needs 200 KB.");
+    expect(quotaLine(billingFailure(quota)!.quota!)).toBe("Over the plan's storage limit: 879 kB used, this file needs 200 kB.");
     expect(quotaLine({ limit: 'assets', used: 100, requested: 1 })).toBe("Over the plan's assets limit: 100 used, 1 more asked for.");
     expect(billingFailure(new ApiError('late', 402, 'SUBSCRIPTION_PAST_DUE'))).toEqual({ code: 'SUBSCRIPTION_PAST_DUE', quota: null });
     expect(billingFailure(new ApiError('odd', 402, 'QUOTA_EXCEEDED', undefined, { limit: 'bananas' }))).toEqual({ code: 'QUOTA_EXCEEDED', quota: null });

@@ -96,7 +96,7 @@ describe('what the Drives page says', () => {
   });
 
   it('describes items: what a provider document becomes, why an item cannot be imported, the icon', () => {
-    expect(itemDetail(item('a.png', { size: 2048 }))).toBe('2.0 KB');
+    expect(itemDetail(item('a.png', { size: 2048 }))).toBe('2.0 kB');
     expect(itemDetail(folder('f'))).toBe('Folder');
     const sheet = item('Budget', { mime_type: 'application/vnd.google-apps.spreadsheet', size: null, export: { mime_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: '.xlsx' } });
     expect(itemDetail(sheet)).toBe('Imported as XLSX');

@@ -11,7 +11,7 @@ type AnyDB = Kysely<any>;
  * columns) become filterable and sortable through search_asset_facts and search_keywords, and its
  * caption, creator and keywords become searchable text. Existing assets are backfilled with the
  * same INSERT … SELECT the new asset triggers use; folders' and collections' triggers stay.
- * See src/search/index-schema/ and docs/ARCHITECTURE.md, Search.
+ * See src/search/index-schema/ and docs/architecture/search.md.
  */
 export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
   // The sources of this migration's time: later columns (0025's uploaded_by) do not exist yet.

@@ -5,7 +5,7 @@ import type { DialectSupport } from '../dialects/types.js';
 type AnyDB = Kysely<any>;
 
 /**
- * Two plans found slow at 1M rows (docs/SCALING.md, issue #18), each served by a partial index:
+ * Two plans found slow at 1M rows (docs/architecture/capacity.md, issue #18), each served by a partial index:
  * - jobs_queued_idx: the due queued jobs in claim order. The claim used to be one statement with
  *   `(queued AND due) OR (running AND lease expired)`, which no index serves: with a backlog of a million
  *   queued jobs every poll was a sequential scan plus a sort of the whole backlog (about 1 s). The claim now

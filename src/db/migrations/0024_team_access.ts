@@ -5,7 +5,7 @@ import type { DialectSupport } from '../dialects/types.js';
 type AnyDB = Kysely<any>;
 
 /**
- * Issue #27 (docs/TEAMS.md): bringing a team in and administering accounts.
+ * Issue #27 (docs/features/teams.md): bringing a team in and administering accounts.
  * - users: disabled_at (a disabled account signs in no more; its sessions are revoked when it is
  *   disabled), last_login_at, must_change_password (after an admin set a temporary password).
  * - sessions: the address and User-Agent at sign-in and the last use (at most once a minute), for the

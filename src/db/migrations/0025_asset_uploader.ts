@@ -9,11 +9,11 @@ type AnyDB = Kysely<any>;
 /**
  * Private assets (issue #27, section 2): `assets.uploaded_by`, the user who brought the asset in (upload,
  * conversion, generation, import), so that a private asset (visibility not 0) can be shown to its uploader,
- * managers and admins and to nobody else (src/domain/asset-visibility.ts; docs/ARCHITECTURE.md, "Private
- * assets"). Null for the assets that exist already: `created_by` is a display name, not an account, so
- * there is nothing to take it from (their private assets are seen by managers and admins only). The
- * account's deletion sets it null. The search index copies it to `search_documents.uploaded_by`
- * (src/search/index-schema/), where a viewer's search reads it.
+ * managers and admins and to nobody else (src/domain/asset-visibility.ts; docs/architecture/private-assets.md).
+ * Null for the assets that exist already: `created_by` is a display name, not an account, so there is nothing
+ * to take it from (their private assets are seen by managers and admins only). The account's deletion sets it
+ * null. The search index copies it to `search_documents.uploaded_by` (src/search/index-schema/), where a
+ * viewer's search reads it.
  */
 export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
   await db.schema

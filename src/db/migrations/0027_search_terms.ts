@@ -11,7 +11,7 @@ type AnyDB = Kysely<any>;
  * workspace's index with their document counts), where a query finds the words within its typo budget; and an
  * asset's camera make, model and lens as searchable text ("Canon" finds "Canon EOS R5"). Existing rows are
  * re-indexed and counted here. On PostgreSQL it needs pg_trgm (the dictionary's trigram index) and stops with a
- * clear error when the role may not create it. See docs/ARCHITECTURE.md, "Typo tolerance".
+ * clear error when the role may not create it. See docs/architecture/search.md, "Typo tolerance".
  */
 export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
   await addTermIndex[d.name](db, INDEX_SOURCES);

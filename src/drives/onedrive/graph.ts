@@ -67,7 +67,7 @@ export interface RequestOptions {
  * @microsoft/microsoft-graph-client: its AuthenticationHandler attaches the token only to https URLs of Graph's
  * hosts (or of `customHosts`, which are https too) and strips it from every other request, and it strips the
  * base only from https nextLinks, so it cannot talk to a server on http://127.0.0.1 at all; see
- * docs/ARCHITECTURE.md, "OneDrive".
+ * docs/architecture/drives.md, "OneDrive".
  *
  * OData's `$` parameters are written as they are (`$top`, not `%24top`), as Graph's documentation shows them.
  */

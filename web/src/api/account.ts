@@ -2,7 +2,7 @@ import { request, requestData } from './http';
 import type { BodyOf, DataOf, ItemOf, ResponseOf } from './schema';
 
 /**
- * The signed-in user's own sign-in (issue #27, docs/TEAMS.md): password, sessions, and the forgotten-password
+ * The signed-in user's own sign-in (issue #27, docs/features/teams.md): password, sessions, and the forgotten-password
  * links (also the account-setup links an instance admin hands out). Shapes read from the API's schemas (./schema.ts).
  */
 export type SignInSession = ItemOf<DataOf<'/auth/sessions', 'get'>>;

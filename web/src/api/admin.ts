@@ -2,14 +2,14 @@ import { requestData } from './http';
 import type { BodyOf, DataOf, ItemOf } from './schema';
 
 /**
- * Instance administration (issue #27, docs/TEAMS.md): accounts and the registration mode, for instance admins only
+ * Instance administration (issue #27, docs/features/teams.md): accounts and the registration mode, for instance admins only
  * (others get 403). Shapes read from the API's schemas (./schema.ts).
  */
 type Users = '/admin/users';
 type User = '/admin/users/{userId}';
 
 /**
- * GET /admin/users: a page as the other lists answer it ({items, page, per_page, total}), where docs/TEAMS.md says
+ * GET /admin/users: a page as the other lists answer it ({items, page, per_page, total}), where docs/features/teams.md says
  * `{data: AdminUser[], meta}`; the server's schema is followed.
  */
 export type AdminUserPage = DataOf<Users, 'get'>;

@@ -2,7 +2,7 @@ import { request, requestData } from './http';
 import type { BodyOf, DataOf, ItemOf, QueryOf, ResponseOf } from './schema';
 
 /**
- * Invitations (issue #27, docs/TEAMS.md): a workspace admin invites by e-mail and role; the invitee opens
+ * Invitations (issue #27, docs/features/teams.md): a workspace admin invites by e-mail and role; the invitee opens
  * /invite/<token> and creates an account or joins with theirs. Shapes read from the API's schemas (./schema.ts).
  */
 type List = '/workspaces/{id}/invitations';

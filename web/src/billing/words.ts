@@ -1,6 +1,6 @@
 import { ApiError } from '../api/http';
 import type { LimitKind, Limits, QuotaDetails, Subscription } from '../api/payments';
-import { formatBytes, formatDate } from '../util/format';
+import { formatBytes, formatDate, formatNumber } from '../util/format';
 
 /** What the Billing tab, the near-limit banner and a refused upload say about plans and limits (issue #17). */
 
@@ -22,7 +22,7 @@ export const limitLabel = (kind: LimitKind) => LABEL[kind];
 
 /** An amount of a kind: bytes in human units, counts with grouping. */
 export function amount(kind: LimitKind, n: number): string {
-  return kind === 'storage_bytes' ? formatBytes(n) : n.toLocaleString('en');
+  return kind === 'storage_bytes' ? formatBytes(n) : formatNumber(n);
 }
 
 /** A plan's limit as a card lists it: "5 GB storage", "3 members", "Unlimited assets". */

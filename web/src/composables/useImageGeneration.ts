@@ -3,6 +3,7 @@ import { ApiError } from '../api/http';
 import { imageGenerationApi, imageGenerationAvailable, NOT_CONFIGURED, setImageGenerationAvailable, type ImageGenerationApi } from '../api/image-generation';
 import type { GenerateImageRequest, ImageGeneration } from '../api/types';
 import { pollWithBackoff, type Backoff } from '../util/backoff';
+import { formatDate } from '../util/format';
 import { errorText } from '../stores/toasts';
 
 /**
@@ -25,7 +26,7 @@ export interface GenerationState {
 export function requestErrorText(err: unknown): string {
   if (err instanceof ApiError && err.code === 'IMAGE_GEN_DAILY_LIMIT') {
     const resets = Number(err.details.resets_at);
-    const when = Number.isFinite(resets) ? new Date(resets * 1000).toLocaleString(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' }) : null;
+    const when = Number.isFinite(resets) ? formatDate(resets, { weekday: 'short', hour: '2-digit', minute: '2-digit' }) : null;
     return when ? `${err.message}. More can be asked for from ${when}.` : err.message;
   }
   if (err instanceof ApiError && err.code === NOT_CONFIGURED) return 'Image generation is not set up on this server.';

@@ -1,6 +1,7 @@
 import { onBeforeUnmount, ref, watch, type Ref } from 'vue';
 import { phoneApi } from '../api/phone';
-import type { PhoneCheck, PhoneReason } from '../api/types';
+import type { PhoneCheck } from '../api/types';
+import { translate } from '../i18n';
 import { errorText } from '../stores/toasts';
 
 export type PhoneStatus =
@@ -9,15 +10,6 @@ export type PhoneStatus =
   | { kind: 'valid'; check: PhoneCheck }
   | { kind: 'invalid'; check: PhoneCheck; message: string }
   | { kind: 'error'; message: string };
-
-const REASONS: Record<PhoneReason, string> = {
-  NOT_A_NUMBER: 'This is not a phone number.',
-  INVALID_COUNTRY: 'Add the country code, e.g. +44, or check the country.',
-  TOO_SHORT: 'Too short for a phone number of its country.',
-  TOO_LONG: 'Too long for a phone number of its country.',
-  INVALID_LENGTH: 'Phone numbers of its country do not have this length.',
-  INVALID_NUMBER: 'This is not a number in use in its country.',
-};
 
 /** The country a number without + is read in: the region of the browser's language (en-GB -> GB), if any. */
 export function browserRegion(): string | undefined {
@@ -51,12 +43,12 @@ export function usePhoneCheck(input: Ref<string>, country: string | undefined, d
     try {
       const check = await phoneApi.validate(number, country, controller.signal);
       if (controller.signal.aborted) return;
-      if (!check.valid) status.value = { kind: 'invalid', check, message: REASONS[check.reason ?? 'INVALID_NUMBER'] };
-      else if (check.extension) status.value = { kind: 'invalid', check, message: 'Remove the extension: it cannot be saved with the number.' };
+      if (!check.valid) status.value = { kind: 'invalid', check, message: translate(`account.phoneReasons.${check.reason ?? 'INVALID_NUMBER'}`) };
+      else if (check.extension) status.value = { kind: 'invalid', check, message: translate('account.phoneReasons.HAS_EXTENSION') };
       else status.value = { kind: 'valid', check };
     } catch (err) {
       if ((err as Error).name === 'AbortError') return;
-      status.value = { kind: 'error', message: `The number could not be checked: ${errorText(err)}` };
+      status.value = { kind: 'error', message: translate('account.phoneCheckFailed', { reason: errorText(err) }) };
     }
   }
 

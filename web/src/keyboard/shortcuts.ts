@@ -18,6 +18,7 @@ export const SHORTCUT_HELP: { keys: string[]; action: string }[] = [
   { keys: ['←', '→', '↑', '↓'], action: 'Move between assets in the grid' },
   { keys: ['Home', 'End'], action: 'First or last asset of the page' },
   { keys: ['Enter'], action: 'Open the asset' },
+  { keys: ['Space'], action: 'Select or unselect the asset in focus (with Shift: a range)' },
   { keys: ['Shift', 'click'], action: 'Select a range of assets' },
   { keys: ['Delete'], action: 'Move the selected assets (or the one in focus) to the trash' },
   { keys: ['Esc'], action: 'Clear the selection, close a list or dialog' },

@@ -1,4 +1,5 @@
 import type { TimelineAnswer } from '../api/overview';
+import { formatDate } from '../util/format';
 
 /**
  * The timeline's sections (issue #27): one per month taken, newest first, then "No date". GET /dam/assets/timeline
@@ -21,12 +22,11 @@ export const TIMELINE_PAGE = 100;
 /** A section shows at most this many; the rest open in the grid, filtered to the month. */
 export const SECTION_CAP = 200;
 
-const MONTH = new Intl.DateTimeFormat('en', { month: 'long', year: 'numeric', timeZone: 'UTC' });
-const SHORT_MONTH = new Intl.DateTimeFormat('en', { month: 'short', timeZone: 'UTC' });
-
 const monthDate = (key: string) => new Date(`${key}-01T00:00:00Z`);
-export const monthLabel = (key: string): string => MONTH.format(monthDate(key));
-export const shortMonth = (key: string): string => SHORT_MONTH.format(monthDate(key));
+/** "January 2024" in the client's language. */
+export const monthLabel = (key: string): string => formatDate(`${key}-01T00:00:00Z`, { month: 'long', year: 'numeric', timeZone: 'UTC' }) || String(monthDate(key));
+/** "Jan" in the client's language. */
+export const shortMonth = (key: string): string => formatDate(`${key}-01T00:00:00Z`, { month: 'short', timeZone: 'UTC' });
 
 export function timelineSections(answer: TimelineAnswer): TimelineSection[] {
   const sections: TimelineSection[] = [];

@@ -1,5 +1,6 @@
 import type { EditableEmbeddedField, EmbeddedFields } from '../api/types';
 import { formatClock } from '../util/format';
+import { currentLocale } from '../i18n';
 
 /**
  * The asset page's embedded-metadata panel in words (issue #12): each function answers null when
@@ -108,6 +109,7 @@ const zoneName = (minutes: number) => {
 export function takenAtText(takenAt: number | null | undefined, embedded?: Record<string, unknown>, locale?: string, timeZone?: string): string | null {
   if (takenAt === null || takenAt === undefined || !Number.isFinite(takenAt)) return null;
   const style = { dateStyle: 'medium', timeStyle: 'short' } as const;
+  locale ??= currentLocale();
   const zone = recordedZone(embedded);
   if (zone === 'utc') return new Intl.DateTimeFormat(locale, { ...style, timeZone }).format(new Date(takenAt * 1000));
   const wall = new Intl.DateTimeFormat(locale, { ...style, timeZone: 'UTC' }).format(new Date((takenAt + (zone ?? 0) * 60) * 1000));

@@ -1,5 +1,5 @@
 import type { Share, ShareCreateRequest, SharePatch, ShareTarget } from '../api/shares';
-import { formatDate } from '../util/format';
+import { formatDate, formatNumber } from '../util/format';
 
 /**
  * A shared link's settings as the Share dialog and the edit dialog hold them (issue #14), and the
@@ -136,7 +136,7 @@ export function formProblem(form: ShareForm, now = Date.now(), maxDays: number |
   if (form.allowDownload && form.limitDownloads) {
     const n = form.maxDownloads;
     if (n === null || !Number.isInteger(n) || n < 1 || n > MAX_DOWNLOADS) {
-      return { field: 'maxDownloads', message: `The download limit is a whole number from 1 to ${MAX_DOWNLOADS.toLocaleString('en')}.` };
+      return { field: 'maxDownloads', message: `The download limit is a whole number from 1 to ${formatNumber(MAX_DOWNLOADS)}.` };
     }
   }
   if (form.description.length > MAX_DESCRIPTION) return { field: 'description', message: `The description can have at most ${MAX_DESCRIPTION} characters.` };

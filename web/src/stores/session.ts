@@ -1,6 +1,7 @@
 import { computed, reactive } from 'vue';
 import { authApi } from '../api/auth';
 import { forgetProxiedImages } from '../api/image-proxy';
+import { applyUserLocale } from '../i18n';
 import type { AccountUser, AuthResult, Role, User, WorkspaceItem } from '../api/types';
 
 const SESSION_KEY = 'dam.session';
@@ -10,7 +11,7 @@ const WORKSPACE_KEY = 'dam.workspace';
  * The user as the session keeps it: a sign-in's, then GET /auth/me's, whose flags of issue #27 (instance admin,
  * password to change) a sign-in answer and a session stored by an earlier release do not carry.
  */
-export type SessionUser = User & Partial<Pick<AccountUser, 'is_instance_admin' | 'must_change_password'>>;
+export type SessionUser = User & Partial<Pick<AccountUser, 'is_instance_admin' | 'must_change_password' | 'locale'>>;
 
 interface SessionState {
   token: string | null;
@@ -85,6 +86,8 @@ export async function logout(): Promise<void> {
 export async function refreshSession(): Promise<void> {
   const me = await authApi.me();
   session.user = me.user;
+  // Issue #29: the language the user chose (on any device) wins over the browser's.
+  applyUserLocale(me.user.locale);
   session.workspaces = me.workspaces;
   settleWorkspace();
   persist();
@@ -94,6 +97,13 @@ export async function refreshSession(): Promise<void> {
 export function setMustChangePassword(value: boolean): void {
   if (!session.user || session.user.must_change_password === value) return;
   session.user = { ...session.user, must_change_password: value };
+  persist();
+}
+
+/** Issue #29: the language the user just stored (PATCH /auth/me), kept with the session for the next page load. */
+export function setSessionLocale(locale: AccountUser['locale']): void {
+  if (!session.user) return;
+  session.user = { ...session.user, locale };
   persist();
 }
 

@@ -1,4 +1,5 @@
 import { reactive } from 'vue';
+import { errorMessage } from '../i18n/errors';
 
 export interface Toast {
   id: number;
@@ -20,7 +21,7 @@ export function dismiss(id: number): void {
   if (i >= 0) toasts.splice(i, 1);
 }
 
-/** A message for any error the API layer throws. */
+/** A message for any error the API layer throws, in the user's language where the code is known (i18n/errors.ts). */
 export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

@@ -1,4 +1,5 @@
 import type { RegistrationMode } from '../api/admin';
+import { currentLocale, translate } from '../i18n';
 
 /** The instance's registration modes (issue #27), each with who may create an account. */
 export const REGISTRATION_MODES: { value: RegistrationMode; label: string; hint: string }[] = [
@@ -14,18 +15,18 @@ export function registrationNotice(mode: RegistrationMode, domains: readonly str
     case 'open':
       return null;
     case 'domains':
-      return `You can create an account with an e-mail address at ${listDomains(domains)}. Otherwise, ask a workspace admin for an invitation.`;
+      return translate('auth.register.notice.domains', { domains: listDomains(domains) });
     case 'invite':
-      return 'Accounts are created by invitation only. Ask a workspace admin to invite you: the invitation comes with a link to create your account.';
+      return translate('auth.register.notice.invite');
     case 'closed':
-      return 'Registration is closed on this instance. Ask an administrator to create an account for you.';
+      return translate('auth.register.notice.closed');
   }
 }
 
 function listDomains(domains: readonly string[]): string {
   const named = domains.map((d) => `@${d}`);
-  if (named.length <= 1) return named[0] ?? 'an allowed domain';
-  return `${named.slice(0, -1).join(', ')} or ${named.at(-1)}`;
+  if (named.length === 0) return translate('auth.register.anyDomain');
+  return new Intl.ListFormat(currentLocale(), { type: 'disjunction' }).format(named);
 }
 
 /** Host names typed one a line, or separated by commas or spaces: lower-cased, without a leading @, without repeats. */
