@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { configuredDrives, DRIVE_MODULES } from '../src/drives/registry.js';
 import { SealBroken, TokenCipher } from '../src/drives/token-cipher.js';
-import { localPath } from '../src/services/drive-auth-service.js';
+import { localPath } from '../src/services/drives/drive-auth-service.js';
 import { tempDir } from './helpers/databases.js';
 
 const SECRET = 'a-secret-that-is-long-enough-0123456789';

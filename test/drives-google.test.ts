@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { STATE_TTL } from '../src/services/drive-auth-service.js';
+import { STATE_TTL } from '../src/services/drives/drive-auth-service.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectError, makeTeam, type Team } from './helpers/catalog-factories.js';
 import { dialects } from './helpers/databases.js';

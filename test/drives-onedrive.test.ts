@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { oneDriveName } from '../src/drives/onedrive/items.js';
-import { STATE_TTL } from '../src/services/drive-auth-service.js';
+import { STATE_TTL } from '../src/services/drives/drive-auth-service.js';
 import type { TestApp } from './helpers/app.js';
 import { expectError, makeFolder, makeTeam, type Team } from './helpers/catalog-factories.js';
 import { dialects } from './helpers/databases.js';

@@ -18,7 +18,7 @@ export const SHARE_EXPIRY_CAP_GRACE = 3600;
 
 /**
  * How long a download grant lasts (issue #28): a counted download of one file hands the visitor a signed
- * grant (services/download-grants.ts), and requests of the same file carrying it, ranged or not, are that
+ * grant (services/shares/download-grants.ts), and requests of the same file carrying it, ranged or not, are that
  * download resumed and are not counted again, even once the link's limit is reached. A day covers a large
  * file over a slow line paused overnight; after it a request counts as a new download.
  */

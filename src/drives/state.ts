@@ -14,7 +14,7 @@ export interface StateClaims {
  * The OAuth `state` of a drive connection: a JWT (HS256, jose) under a key derived for this purpose only,
  * so neither a session token nor anything else signed with the instance secret passes for one. It names the
  * user, the provider (as audience) and a nonce, and lives `ttl` seconds. The signature makes it tamper-proof;
- * single use and the browser binding come from the nonce's row (services/drive-auth-service.ts).
+ * single use and the browser binding come from the nonce's row (services/drives/drive-auth-service.ts).
  */
 export class StateSigner {
   private readonly key: Uint8Array;

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { DrivesConfig } from '../config.js';
 
 /**
- * External drives (issue #16): what the core (services/drive-*.ts, routes/drives.ts) needs of a
+ * External drives (issue #16): what the core (services/drives/, routes/drives.ts) needs of a
  * provider. One folder per provider implements it (src/drives/google/ is the first); the core never
  * sees a provider's SDK, URLs or wire format, only these shapes and the errors below. Adding a
  * provider is one folder plus one line in src/drives/registry.ts.

@@ -2,7 +2,7 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import { Type } from 'typebox';
 import { GIF_MAX_SECONDS } from '../domain/conversions.js';
 import { Envelope, ErrorBody, IdParams, ok } from '../http/schemas.js';
-import type { ConversionService, Requested } from '../services/conversion-service.js';
+import type { ConversionService, Requested } from '../services/conversions/conversion-service.js';
 import { ConversionListQuery, ConversionPageSchema, ConversionSchema, ConvertImageBody, ConvertVideoBody } from '../contracts/conversions.js';
 
 const tags = ['conversions'];

@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import { DRIVE_MODULES } from '../drives/registry.js';
 import type { DriveModule } from '../drives/types.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
-import { DRIVES_PAGE, STATE_TTL, type DriveAuthService } from '../services/drive-auth-service.js';
-import type { DriveImportService } from '../services/drive-import-service.js';
-import type { DriveService } from '../services/drive-service.js';
+import { DRIVES_PAGE, STATE_TTL, type DriveAuthService } from '../services/drives/drive-auth-service.js';
+import type { DriveImportService } from '../services/drives/drive-import-service.js';
+import type { DriveService } from '../services/drives/drive-service.js';
 import {
   AuthQuery,
   AuthSchema,

@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import type { AppConfig } from '../config.js';
 import { limitCheck } from '../http/rate-limits.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
-import type { ZipImportService } from '../services/zip-import-service.js';
-import type { ZipService } from '../services/zip-service.js';
+import type { ZipImportService } from '../services/zip/zip-import-service.js';
+import type { ZipService } from '../services/zip/zip-service.js';
 import { contentDispositionAttachment } from '../domain/content-disposition.js';
 import { ZIP_DOWNLOAD_PATH } from '../zip/download-links.js';
 import {

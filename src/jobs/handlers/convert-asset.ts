@@ -1,4 +1,4 @@
-import type { ConversionRunner } from '../../services/conversion-runner.js';
+import type { ConversionRunner } from '../../services/conversions/conversion-runner.js';
 import { CONVERT_ASSET } from '../kinds.js';
 import { defineHandler } from '../types.js';
 

@@ -1,4 +1,4 @@
-import type { DriveImportRunner } from '../../services/drive-import-runner.js';
+import type { DriveImportRunner } from '../../services/drives/drive-import-runner.js';
 import { IMPORT_DRIVE } from '../kinds.js';
 import { defineHandler } from '../types.js';
 

@@ -1,4 +1,4 @@
-import type { ZipImportRunner } from '../../services/zip-import-runner.js';
+import type { ZipImportRunner } from '../../services/zip/zip-import-runner.js';
 import { IMPORT_ZIP } from '../kinds.js';
 import { defineHandler } from '../types.js';
 

@@ -1,5 +1,5 @@
-import type { AppContext } from '../context.js';
-import type { DB } from '../db/database.js';
+import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/database.js';
 import {
   ConversionParamError,
   dedupKey,
@@ -8,19 +8,19 @@ import {
   videoParams,
   type ConversionKind,
   type ConversionParams,
-} from '../domain/conversions.js';
-import { fileTypeOf } from '../domain/file-types.js';
-import { appError, notFound } from '../errors.js';
-import { CONVERT_ASSET } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import * as assets from '../repositories/assets.js';
-import * as repo from '../repositories/conversions.js';
-import * as versions from '../repositories/versions.js';
-import type { ConversionListInput, ConversionPageView, ConversionView, ConvertImageInput, ConvertVideoInput } from '../contracts/conversions.js';
-import * as quota from './quota-service.js';
-import type { Caller } from './auth-service.js';
-import { loadAuthorized } from './catalog-access.js';
-import { loadVisibleAsset, requireSight } from './visibility.js';
+} from '../../domain/conversions.js';
+import { fileTypeOf } from '../../domain/file-types.js';
+import { appError, notFound } from '../../errors.js';
+import { CONVERT_ASSET } from '../../jobs/kinds.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import * as assets from '../../repositories/assets.js';
+import * as repo from '../../repositories/conversions.js';
+import * as versions from '../../repositories/versions.js';
+import type { ConversionListInput, ConversionPageView, ConversionView, ConvertImageInput, ConvertVideoInput } from '../../contracts/conversions.js';
+import * as quota from '../quota-service.js';
+import type { Caller } from '../auth-service.js';
+import { loadAuthorized } from '../catalog-access.js';
+import { loadVisibleAsset, requireSight } from '../visibility.js';
 import type { ConversionRunner } from './conversion-runner.js';
 
 export function toConversionView(c: repo.ConversionRecord): ConversionView {

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppConfig } from '../config.js';
-import { registerMultipartSpool, SpooledFileSchema } from '../http/multipart.js';
-import { documentedBody, FilePart } from '../http/openapi-file-parts.js';
-import { Envelope, ErrorBody, Id, ok, PlainName, Visibility } from '../http/schemas.js';
-import type { ServerUploadService } from '../services/server-upload-service.js';
-import { AssetSchema } from '../contracts/catalog.js';
+import type { AppConfig } from '../../config.js';
+import { registerMultipartSpool, SpooledFileSchema } from '../../http/multipart.js';
+import { documentedBody, FilePart } from '../../http/openapi-file-parts.js';
+import { Envelope, ErrorBody, Id, ok, PlainName, Visibility } from '../../http/schemas.js';
+import type { ServerUploadService } from '../../services/uploads/server-upload-service.js';
+import { AssetSchema } from '../../contracts/catalog.js';
 
 /** The form fields besides the file part (text, converted strictly: src/http/text-values.ts). */
 const Fields = {

@@ -1,16 +1,16 @@
-import type { AppContext } from '../context.js';
-import { notFound } from '../errors.js';
-import type { DriveProviderId } from '../drives/types.js';
-import { IMPORT_DRIVE } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import * as repo from '../repositories/drive-imports.js';
-import { folderExistsInWorkspace } from '../repositories/folders.js';
-import type { ImportInput, ImportListInput, ImportQueryInput, ImportSummaryView, ImportView } from '../contracts/drives.js';
-import { requireRole } from './access.js';
-import type { Caller } from './auth-service.js';
-import { badReference, pageWindow } from './catalog-access.js';
-import { sightOf } from './visibility.js';
-import { visibleAmong } from '../repositories/assets.js';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import type { DriveProviderId } from '../../drives/types.js';
+import { IMPORT_DRIVE } from '../../jobs/kinds.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import * as repo from '../../repositories/drive-imports.js';
+import { folderExistsInWorkspace } from '../../repositories/folders.js';
+import type { ImportInput, ImportListInput, ImportQueryInput, ImportSummaryView, ImportView } from '../../contracts/drives.js';
+import { requireRole } from '../access.js';
+import type { Caller } from '../auth-service.js';
+import { badReference, pageWindow } from '../catalog-access.js';
+import { sightOf } from '../visibility.js';
+import { visibleAmong } from '../../repositories/assets.js';
 import type { DriveConnections } from './drive-connections.js';
 
 function toImportView(

@@ -1,16 +1,16 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { AppContext } from '../context.js';
-import { pathCookie, readCookie } from '../domain/cookies.js';
-import { appError } from '../errors.js';
-import { OAuthClient } from '../drives/oauth.js';
-import { DRIVE_MODULES } from '../drives/registry.js';
-import { StateSigner } from '../drives/state.js';
-import { TokenCipher } from '../drives/token-cipher.js';
-import type { DriveProviderId } from '../drives/types.js';
-import * as repo from '../repositories/drives.js';
-import type { AuthInput, AuthView, CallbackInput, DrivesView } from '../contracts/drives.js';
-import { requireRole } from './access.js';
-import type { Caller } from './auth-service.js';
+import type { AppContext } from '../../context.js';
+import { pathCookie, readCookie } from '../../domain/cookies.js';
+import { appError } from '../../errors.js';
+import { OAuthClient } from '../../drives/oauth.js';
+import { DRIVE_MODULES } from '../../drives/registry.js';
+import { StateSigner } from '../../drives/state.js';
+import { TokenCipher } from '../../drives/token-cipher.js';
+import type { DriveProviderId } from '../../drives/types.js';
+import * as repo from '../../repositories/drives.js';
+import type { AuthInput, AuthView, CallbackInput, DrivesView } from '../../contracts/drives.js';
+import { requireRole } from '../access.js';
+import type { Caller } from '../auth-service.js';
 import type { DriveConnections } from './drive-connections.js';
 
 /** Seconds an authorization request may take from GET /{provider}/auth to the callback. */

@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { AppContext } from '../context.js';
-import type { Database } from '../db/schema.js';
-import { diffFields } from '../domain/activity.js';
-import { ALL_ASSETS, isPrivate } from '../domain/asset-visibility.js';
-import { DEFAULT_SHARE_LIFETIME, SHARE_EXPIRY_CAP_GRACE, SHARE_KEY_BYTES, shareStatus } from '../domain/shares.js';
-import { appError, notFound, type AppError } from '../errors.js';
-import * as assets from '../repositories/assets.js';
-import { findCollection } from '../repositories/collections.js';
-import { findFolder } from '../repositories/folders.js';
-import { liveTarget } from '../repositories/share-items.js';
-import * as repo from '../repositories/shares.js';
-import * as versions from '../repositories/versions.js';
-import { findWorkspace } from '../repositories/workspaces.js';
+import type { AppContext } from '../../context.js';
+import type { Database } from '../../db/schema.js';
+import { diffFields } from '../../domain/activity.js';
+import { ALL_ASSETS, isPrivate } from '../../domain/asset-visibility.js';
+import { DEFAULT_SHARE_LIFETIME, SHARE_EXPIRY_CAP_GRACE, SHARE_KEY_BYTES, shareStatus } from '../../domain/shares.js';
+import { appError, notFound, type AppError } from '../../errors.js';
+import * as assets from '../../repositories/assets.js';
+import { findCollection } from '../../repositories/collections.js';
+import { findFolder } from '../../repositories/folders.js';
+import { liveTarget } from '../../repositories/share-items.js';
+import * as repo from '../../repositories/shares.js';
+import * as versions from '../../repositories/versions.js';
+import { findWorkspace } from '../../repositories/workspaces.js';
 import type {
   AccessLogPageView,
   ShareCreateInput,
@@ -20,12 +20,12 @@ import type {
   SharePageView,
   SharePatchInput,
   ShareView,
-} from '../contracts/shares.js';
-import { requireRole } from './access.js';
-import { ActivityService } from './activity-service.js';
-import type { Caller } from './auth-service.js';
-import { badReference, loadAuthorized, pageWindow, type PageRequest } from './catalog-access.js';
-import { hashPassword } from './passwords.js';
+} from '../../contracts/shares.js';
+import { requireRole } from '../access.js';
+import { ActivityService } from '../activity-service.js';
+import type { Caller } from '../auth-service.js';
+import { badReference, loadAuthorized, pageWindow, type PageRequest } from '../catalog-access.js';
+import { hashPassword } from '../passwords.js';
 
 const TARGET_FIELDS = ['asset_ids', 'folder_id', 'collection_id', 'version_id'] as const;
 const KIND_OF = { asset_ids: 'assets', folder_id: 'folder', collection_id: 'collection', version_id: 'version' } as const;

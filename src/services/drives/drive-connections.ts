@@ -1,7 +1,7 @@
-import type { AppContext } from '../context.js';
-import { AppError, appError } from '../errors.js';
-import { configuredDrives } from '../drives/registry.js';
-import { SealBroken, TokenCipher } from '../drives/token-cipher.js';
+import type { AppContext } from '../../context.js';
+import { AppError, appError } from '../../errors.js';
+import { configuredDrives } from '../../drives/registry.js';
+import { SealBroken, TokenCipher } from '../../drives/token-cipher.js';
 import {
   DriveAuthExpired,
   DriveBadInput,
@@ -13,8 +13,8 @@ import {
   type DriveProvider,
   type DriveProviderId,
   type DriveTokens,
-} from '../drives/types.js';
-import * as repo from '../repositories/drives.js';
+} from '../../drives/types.js';
+import * as repo from '../../repositories/drives.js';
 
 /** An access token this close to its expiry is refreshed before use rather than after a 401. */
 const REFRESH_MARGIN_SECONDS = 60;

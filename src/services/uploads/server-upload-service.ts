@@ -1,21 +1,21 @@
 import path from 'node:path';
-import type { AppContext } from '../context.js';
-import { uploadedFileName } from '../domain/file-names.js';
-import { appError } from '../errors.js';
-import type { SpooledFile } from '../http/multipart.js';
-import { probeImage } from '../media/probe.js';
-import { sniffFile } from '../media/sniff.js';
-import * as assets from '../repositories/assets.js';
-import * as lifecycle from '../repositories/asset-uploads.js';
-import { folderExistsInWorkspace } from '../repositories/folders.js';
-import type { ObjectStore } from '../storage/object-store.js';
-import { assetKey } from '../storage/keys.js';
-import type { Caller } from './auth-service.js';
-import { requireRole } from './access.js';
-import * as quota from './quota-service.js';
-import { toAssetView } from './asset-service.js';
-import type { AssetView } from '../contracts/catalog.js';
-import type { VersionLifecycle } from './version-lifecycle.js';
+import type { AppContext } from '../../context.js';
+import { uploadedFileName } from '../../domain/file-names.js';
+import { appError } from '../../errors.js';
+import type { SpooledFile } from '../../http/multipart.js';
+import { probeImage } from '../../media/probe.js';
+import { sniffFile } from '../../media/sniff.js';
+import * as assets from '../../repositories/assets.js';
+import * as lifecycle from '../../repositories/asset-uploads.js';
+import { folderExistsInWorkspace } from '../../repositories/folders.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import { assetKey } from '../../storage/keys.js';
+import type { Caller } from '../auth-service.js';
+import { requireRole } from '../access.js';
+import * as quota from '../quota-service.js';
+import { toAssetView } from '../asset-service.js';
+import type { AssetView } from '../../contracts/catalog.js';
+import type { VersionLifecycle } from '../version-lifecycle.js';
 
 export interface ServerUploadInput {
   file: SpooledFile;
@@ -60,7 +60,7 @@ export class ServerUploadService {
 
   async upload(caller: Caller, input: ServerUploadInput): Promise<AssetView> {
     await requireRole(this.ctx.db, input.workspaceId, caller.id, 'manager');
-    // Only a file our multipart hook spooled (to $DAM_DATA_DIR/tmp, src/routes/server-upload.ts): a JSON body
+    // Only a file our multipart hook spooled (to $DAM_DATA_DIR/tmp, src/routes/uploads/server-upload.ts): a JSON body
     // naming another path (e.g. the JWT secret) must never reach the store.
     if (path.dirname(path.resolve(input.file.path)) !== path.join(this.ctx.config.dataDir, 'tmp')) {
       throw appError('VALIDATION_ERROR', 'file must be a file part of a multipart/form-data body', { field: 'file' });

@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { SharesConfig } from '../config.js';
-import { AppError } from '../errors.js';
-import { limitCheck } from '../http/rate-limits.js';
-import { Envelope, ErrorBody, ok } from '../http/schemas.js';
-import type { ShareAccessService, ShareClient } from '../services/share-access-service.js';
-import { readCookie } from '../domain/cookies.js';
-import { DOWNLOAD_GRANT_COOKIE } from '../services/download-grants.js';
-import { downloadConditions } from '../services/downloads.js';
-import { DownloadResponses, RESUME_NOTE } from '../contracts/downloads.js';
+import type { SharesConfig } from '../../config.js';
+import { AppError } from '../../errors.js';
+import { limitCheck } from '../../http/rate-limits.js';
+import { Envelope, ErrorBody, ok } from '../../http/schemas.js';
+import type { ShareAccessService, ShareClient } from '../../services/shares/share-access-service.js';
+import { readCookie } from '../../domain/cookies.js';
+import { DOWNLOAD_GRANT_COOKIE } from '../../services/shares/download-grants.js';
+import { downloadConditions } from '../../services/downloads.js';
+import { DownloadResponses, RESUME_NOTE } from '../../contracts/downloads.js';
 import {
   DownloadHeaders,
   KeyAssetParams,
@@ -21,9 +21,9 @@ import {
   UNLOCK_RULES,
   UnlockBody,
   UnlockSchema,
-} from '../contracts/shares.js';
-import { SMALL_BODY_LIMIT } from '../http/json-body.js';
-import { addressKey } from '../domain/client-address.js';
+} from '../../contracts/shares.js';
+import { SMALL_BODY_LIMIT } from '../../http/json-body.js';
+import { addressKey } from '../../domain/client-address.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
-import { Envelope, ErrorBody, IdParams, ok } from '../http/schemas.js';
-import type { ShareService } from '../services/share-service.js';
+import { Envelope, ErrorBody, IdParams, ok } from '../../http/schemas.js';
+import type { ShareService } from '../../services/shares/share-service.js';
 import {
   AccessLogPageSchema,
   AccessLogQuery,
@@ -9,7 +9,7 @@ import {
   SharePageSchema,
   SharePatchBody,
   ShareSchema,
-} from '../contracts/shares.js';
+} from '../../contracts/shares.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 

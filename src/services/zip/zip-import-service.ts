@@ -1,17 +1,17 @@
-import type { AppContext } from '../context.js';
-import { appError, notFound } from '../errors.js';
-import { IMPORT_ZIP } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import * as assets from '../repositories/assets.js';
-import { folderExistsInWorkspace } from '../repositories/folders.js';
-import * as repo from '../repositories/zip-imports.js';
-import type { ZipImportInput, ZipImportView } from '../contracts/zip.js';
-import type { ObjectStore } from '../storage/object-store.js';
-import { LocalRecords, ZipArchive } from '../zip/zip-reader.js';
-import { requireRole } from './access.js';
-import type { Caller } from './auth-service.js';
-import { badReference, pageWindow } from './catalog-access.js';
-import { loadVisibleAsset, sightOf } from './visibility.js';
+import type { AppContext } from '../../context.js';
+import { appError, notFound } from '../../errors.js';
+import { IMPORT_ZIP } from '../../jobs/kinds.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import * as assets from '../../repositories/assets.js';
+import { folderExistsInWorkspace } from '../../repositories/folders.js';
+import * as repo from '../../repositories/zip-imports.js';
+import type { ZipImportInput, ZipImportView } from '../../contracts/zip.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import { LocalRecords, ZipArchive } from '../../zip/zip-reader.js';
+import { requireRole } from '../access.js';
+import type { Caller } from '../auth-service.js';
+import { badReference, pageWindow } from '../catalog-access.js';
+import { loadVisibleAsset, sightOf } from '../visibility.js';
 import { zipReadError } from './zip-service.js';
 
 export function toImportView(

@@ -2,9 +2,9 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { AppContext } from '../context.js';
-import { UNSAFE_TEXT } from '../domain/unsafe-text.js';
-import { AppError } from '../errors.js';
+import type { AppContext } from '../../context.js';
+import { UNSAFE_TEXT } from '../../domain/unsafe-text.js';
+import { AppError } from '../../errors.js';
 import {
   DriveBadInput,
   DriveItemNotFound,
@@ -15,19 +15,19 @@ import {
   type DriveListing,
   type DriveProvider,
   type DriveProviderId,
-} from '../drives/types.js';
-import { PermanentJobError } from '../jobs/types.js';
-import * as assets from '../repositories/assets.js';
-import * as repo from '../repositories/drive-imports.js';
-import type * as connectionsRepo from '../repositories/drives.js';
-import { folderExistsInWorkspace } from '../repositories/folders.js';
-import type { Caller } from './auth-service.js';
+} from '../../drives/types.js';
+import { PermanentJobError } from '../../jobs/types.js';
+import * as assets from '../../repositories/assets.js';
+import * as repo from '../../repositories/drive-imports.js';
+import type * as connectionsRepo from '../../repositories/drives.js';
+import { folderExistsInWorkspace } from '../../repositories/folders.js';
+import type { Caller } from '../auth-service.js';
 import type { DriveConnections } from './drive-connections.js';
-import type { FolderService } from './folder-service.js';
-import { findOrCreateFolder, importRequester, importRoot } from './import-requests.js';
-import type { ServerUploadService } from './server-upload-service.js';
-import { tempFilePath } from './work-dir.js';
-import type { VersionService } from './version-service.js';
+import type { FolderService } from '../folder-service.js';
+import { findOrCreateFolder, importRequester, importRoot } from '../import-requests.js';
+import type { ServerUploadService } from '../uploads/server-upload-service.js';
+import { tempFilePath } from '../work-dir.js';
+import type { VersionService } from '../version-service.js';
 
 /** A rate-limited or failing provider call is tried this often in all before the item (or the job) gives up. */
 const MAX_ATTEMPTS = 5;

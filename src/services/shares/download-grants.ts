@@ -1,6 +1,6 @@
-import { pathCookie } from '../domain/cookies.js';
-import { PurposeTokens } from './purpose-tokens.js';
-import type { SecretInput } from '../storage/signing-secrets.js';
+import { pathCookie } from '../../domain/cookies.js';
+import { PurposeTokens } from '../purpose-tokens.js';
+import type { SecretInput } from '../../storage/signing-secrets.js';
 
 const AUDIENCE = 'dam-share-download';
 

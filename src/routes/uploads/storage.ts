@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ErrorBody, MAX_ID, WireId, wireId } from '../http/schemas.js';
-import type { StorageService } from '../services/storage-service.js';
-import { downloadConditions } from '../services/downloads.js';
-import { ConditionalHeaders, DownloadResponses, RESUME_NOTE } from '../contracts/downloads.js';
-import { EMBED_METADATA_NOTE, EmbedMetadata } from '../contracts/writeback.js';
-import { MAX_PARTS } from '../services/storage-service.js';
+import { ErrorBody, MAX_ID, WireId, wireId } from '../../http/schemas.js';
+import type { StorageService } from '../../services/uploads/storage-service.js';
+import { downloadConditions } from '../../services/downloads.js';
+import { ConditionalHeaders, DownloadResponses, RESUME_NOTE } from '../../contracts/downloads.js';
+import { EMBED_METADATA_NOTE, EmbedMetadata } from '../../contracts/writeback.js';
+import { MAX_PARTS } from '../../services/uploads/storage-service.js';
 
 // seed 2.3: identifiers are strings on the wire; digits are accepted as strings or numbers.
 const Id = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_ID, description });

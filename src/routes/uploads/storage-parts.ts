@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { BucketCors } from '../http/cors.js';
-import { AppError } from '../errors.js';
-import { s3ErrorHandler } from '../http/s3-errors.js';
-import { MAX_PARTS, type StorageService } from '../services/storage-service.js';
+import type { BucketCors } from '../../http/cors.js';
+import { AppError } from '../../errors.js';
+import { s3ErrorHandler } from '../../http/s3-errors.js';
+import { MAX_PARTS, type StorageService } from '../../services/uploads/storage-service.js';
 
 /** A refusal of the part URL in the OpenAPI document: S3's error document (src/http/s3-errors.ts). */
 const S3ErrorDocument = (description: string) => ({

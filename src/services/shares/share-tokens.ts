@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { PurposeTokens } from './purpose-tokens.js';
-import type { SecretInput } from '../storage/signing-secrets.js';
+import { PurposeTokens } from '../purpose-tokens.js';
+import type { SecretInput } from '../../storage/signing-secrets.js';
 
 const AUDIENCE = 'dam-share-access';
 

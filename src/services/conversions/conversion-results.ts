@@ -1,20 +1,20 @@
 import { stat } from 'node:fs/promises';
 import type { Transaction } from 'kysely';
-import type { AppContext } from '../context.js';
-import type { Database } from '../db/schema.js';
-import { convertedFileName, OUTPUT_TYPES, type ConversionParams } from '../domain/conversions.js';
-import { probeImage } from '../media/probe.js';
-import { sniffFile } from '../media/sniff.js';
-import * as lifecycle from '../repositories/asset-uploads.js';
-import * as assets from '../repositories/assets.js';
-import * as repo from '../repositories/conversions.js';
-import { folderExistsInWorkspace } from '../repositories/folders.js';
-import * as versions from '../repositories/versions.js';
-import { assetKey } from '../storage/keys.js';
-import type { ObjectStore } from '../storage/object-store.js';
-import type { Actor } from './activity-service.js';
-import * as quota from './quota-service.js';
-import type { VersionFile, VersionLifecycle } from './version-lifecycle.js';
+import type { AppContext } from '../../context.js';
+import type { Database } from '../../db/schema.js';
+import { convertedFileName, OUTPUT_TYPES, type ConversionParams } from '../../domain/conversions.js';
+import { probeImage } from '../../media/probe.js';
+import { sniffFile } from '../../media/sniff.js';
+import * as lifecycle from '../../repositories/asset-uploads.js';
+import * as assets from '../../repositories/assets.js';
+import * as repo from '../../repositories/conversions.js';
+import { folderExistsInWorkspace } from '../../repositories/folders.js';
+import * as versions from '../../repositories/versions.js';
+import { assetKey } from '../../storage/keys.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import type { Actor } from '../activity-service.js';
+import * as quota from '../quota-service.js';
+import type { VersionFile, VersionLifecycle } from '../version-lifecycle.js';
 
 /** The conversion was canceled, or its row went with its source, while its result was being stored. */
 export class ConversionCanceled extends Error {

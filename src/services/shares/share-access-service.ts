@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../context.js';
-import { fileTypeOf } from '../domain/file-types.js';
+import type { AppContext } from '../../context.js';
+import { fileTypeOf } from '../../domain/file-types.js';
 import {
   DOWNLOAD_GRANT_SECONDS,
   USER_AGENT_CHARS,
@@ -11,21 +11,21 @@ import {
   archivePath,
   downloadsLeft,
   shareStatus,
-} from '../domain/shares.js';
-import { appError, notFound } from '../errors.js';
-import type { MediaGrant, MediaLinks } from '../media/links.js';
-import * as items from '../repositories/share-items.js';
-import * as repo from '../repositories/shares.js';
-import type { PublicShareView, ShareItemView, UnlockView } from '../contracts/shares.js';
-import type { ObjectStore } from '../storage/object-store.js';
-import { contentDispositionAttachment } from '../domain/content-disposition.js';
-import { archiveStream, type ArchiveItem } from '../zip/archive-stream.js';
-import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult } from './downloads.js';
-import { pageWindow, type PageRequest } from './catalog-access.js';
+} from '../../domain/shares.js';
+import { appError, notFound } from '../../errors.js';
+import type { MediaGrant, MediaLinks } from '../../media/links.js';
+import * as items from '../../repositories/share-items.js';
+import * as repo from '../../repositories/shares.js';
+import type { PublicShareView, ShareItemView, UnlockView } from '../../contracts/shares.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import { contentDispositionAttachment } from '../../domain/content-disposition.js';
+import { archiveStream, type ArchiveItem } from '../../zip/archive-stream.js';
+import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult } from '../downloads.js';
+import { pageWindow, type PageRequest } from '../catalog-access.js';
 import { DownloadGrantSigner, grantCookie } from './download-grants.js';
-import { verifyPassword } from './passwords.js';
+import { verifyPassword } from '../passwords.js';
 import { ShareTokenSigner } from './share-tokens.js';
-import { addressKey } from '../domain/client-address.js';
+import { addressKey } from '../../domain/client-address.js';
 
 /** Who is asking: what the access log keeps. */
 export interface ShareClient {

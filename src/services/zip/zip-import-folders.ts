@@ -1,7 +1,7 @@
-import type { DB } from '../db/database.js';
-import { childFolderNames } from '../repositories/folders.js';
-import type { Caller } from './auth-service.js';
-import type { FolderService } from './folder-service.js';
+import type { DB } from '../../db/database.js';
+import { childFolderNames } from '../../repositories/folders.js';
+import type { Caller } from '../auth-service.js';
+import type { FolderService } from '../folder-service.js';
 
 /**
  * The folders an import (zip-import-runner.ts) puts entries into, found by name under their parent

@@ -1,16 +1,16 @@
 import type { Readable } from 'node:stream';
-import type { AppContext } from '../context.js';
-import { appError, notFound } from '../errors.js';
-import { SealBroken, TokenCipher } from '../drives/token-cipher.js';
-import type { DriveItem, DriveProviderId, DriveUploadSource } from '../drives/types.js';
-import * as versions from '../repositories/versions.js';
-import type { DriveItemView, FilesInput, FilesView, UploadInput } from '../contracts/drives.js';
-import { StoreError, type ObjectStore } from '../storage/object-store.js';
-import type { Caller } from './auth-service.js';
-import { loadVisibleAsset } from './visibility.js';
+import type { AppContext } from '../../context.js';
+import { appError, notFound } from '../../errors.js';
+import { SealBroken, TokenCipher } from '../../drives/token-cipher.js';
+import type { DriveItem, DriveProviderId, DriveUploadSource } from '../../drives/types.js';
+import * as versions from '../../repositories/versions.js';
+import type { DriveItemView, FilesInput, FilesView, UploadInput } from '../../contracts/drives.js';
+import { StoreError, type ObjectStore } from '../../storage/object-store.js';
+import type { Caller } from '../auth-service.js';
+import { loadVisibleAsset } from '../visibility.js';
 import { driveAppError, type DriveConnections } from './drive-connections.js';
-import { contentDispositionAttachment } from '../domain/content-disposition.js';
-import { fileNameFor } from './downloads.js';
+import { contentDispositionAttachment } from '../../domain/content-disposition.js';
+import { fileNameFor } from '../downloads.js';
 
 export interface DriveDownloadResult {
   headers: Record<string, string>;
