@@ -30,6 +30,23 @@ export function currentLocale(): AppLocale {
   return i18n.global.locale.value;
 }
 
+/**
+ * The locale dates and numbers are written in: the browser's own variant of the language shown (en-GB writes
+ * "14 Jul 2023", de-CH "1’234"), else the language shown. Reactive like currentLocale().
+ */
+export function formatLocale(): string {
+  const shown = currentLocale();
+  if (typeof navigator === 'undefined') return shown;
+  for (const tag of navigator.languages?.length ? navigator.languages : [navigator.language]) {
+    try {
+      if (new Intl.Locale(tag).language.toLowerCase() === shown) return Intl.getCanonicalLocales(tag)[0] ?? shown;
+    } catch {
+      // not a language tag: the next one
+    }
+  }
+  return shown;
+}
+
 /** Shows the client in `locale` and marks the page with it (<html lang>, for screen readers and hyphenation). */
 export function setLocale(locale: AppLocale): void {
   i18n.global.locale.value = locale;

@@ -1,6 +1,6 @@
 import type { EditableEmbeddedField, EmbeddedFields } from '../api/types';
-import { formatClock } from '../util/format';
-import { currentLocale } from '../i18n';
+import { formatClock, formatNumber } from '../util/format';
+import { formatLocale, translate } from '../i18n';
 
 /**
  * The asset page's embedded-metadata panel in words (issue #12): each function answers null when
@@ -17,14 +17,15 @@ export function cameraName(make: string | null | undefined, model: string | null
   return `${k} ${m}`;
 }
 
-/** A number without trailing zeros and at most `digits` decimals: 2.8, 4, 5.6. */
-const trim = (n: number, digits = 1) => String(Number(n.toFixed(digits)));
+/** A number without trailing zeros and at most `digits` decimals, in the reader's language: 2.8, 4, 5.6 (2,8 in German). */
+const trim = (n: number, digits = 1) => formatNumber(Number(n.toFixed(digits)), { maximumFractionDigits: digits, useGrouping: false });
 
 /** "1/250 s" from "1/250", "0.5 s", "30 s"; as written when it is something else. */
 export function exposureTime(value: string | null | undefined): string | null {
   const text = value?.trim();
   if (!text) return null;
-  if (/^\d+\/\d+$/.test(text) || /^\d+(\.\d+)?$/.test(text)) return `${text} s`;
+  if (/^\d+\/\d+$/.test(text)) return `${text} s`;
+  if (/^\d+(\.\d+)?$/.test(text)) return `${formatNumber(Number(text), { maximumFractionDigits: 6, useGrouping: false })} s`;
   return text;
 }
 
@@ -33,7 +34,7 @@ export function exposureSummary(f: Pick<Partial<EmbeddedFields>, 'exposure' | 'a
   const parts = [
     exposureTime(f.exposure),
     f.aperture ? `f/${trim(f.aperture)}` : null,
-    f.iso ? `ISO ${f.iso}` : null,
+    f.iso ? `ISO ${formatNumber(f.iso, { useGrouping: false })}` : null,
     f.focal_length ? `${trim(f.focal_length)} mm` : null,
   ].filter((p): p is string => p !== null);
   return parts.length ? parts.join(' · ') : null;
@@ -56,7 +57,8 @@ export function place(lat: number | null | undefined, lon: number | null | undef
   if (lat === null || lat === undefined || lon === null || lon === undefined || !Number.isFinite(lat) || !Number.isFinite(lon)) return null;
   const la = Number(lat.toFixed(5));
   const lo = Number(lon.toFixed(5));
-  const text = `${Math.abs(la)}° ${la < 0 ? 'S' : 'N'}, ${Math.abs(lo)}° ${lo < 0 ? 'W' : 'E'}`;
+  const degrees = (n: number) => formatNumber(Math.abs(n), { maximumFractionDigits: 5, useGrouping: false });
+  const text = `${degrees(la)}° ${translate(la < 0 ? 'asset.embedded.south' : 'asset.embedded.north')}, ${degrees(lo)}° ${translate(lo < 0 ? 'asset.embedded.west' : 'asset.embedded.east')}`;
   return { text, href: `https://www.openstreetmap.org/?mlat=${la}&mlon=${lo}#map=16/${la}/${lo}` };
 }
 
@@ -109,18 +111,19 @@ const zoneName = (minutes: number) => {
 export function takenAtText(takenAt: number | null | undefined, embedded?: Record<string, unknown>, locale?: string, timeZone?: string): string | null {
   if (takenAt === null || takenAt === undefined || !Number.isFinite(takenAt)) return null;
   const style = { dateStyle: 'medium', timeStyle: 'short' } as const;
-  locale ??= currentLocale();
+  locale ??= formatLocale();
   const zone = recordedZone(embedded);
   if (zone === 'utc') return new Intl.DateTimeFormat(locale, { ...style, timeZone }).format(new Date(takenAt * 1000));
   const wall = new Intl.DateTimeFormat(locale, { ...style, timeZone: 'UTC' }).format(new Date((takenAt + (zone ?? 0) * 60) * 1000));
   return zone === null ? wall : `${wall} (${zoneName(zone)})`;
 }
 
-export const EDITABLE_FIELDS: { field: EditableEmbeddedField; label: string; multiline: boolean; max: number }[] = [
-  { field: 'caption', label: 'Caption', multiline: true, max: 10_000 },
-  { field: 'creator', label: 'Creator', multiline: false, max: 2_000 },
-  { field: 'copyright', label: 'Copyright', multiline: false, max: 2_000 },
-  { field: 'usage_terms', label: 'Usage terms', multiline: true, max: 10_000 },
+/** The descriptive fields managers edit; each one's label is asset.embedded.fields.<field>. */
+export const EDITABLE_FIELDS: { field: EditableEmbeddedField; multiline: boolean; max: number }[] = [
+  { field: 'caption', multiline: true, max: 10_000 },
+  { field: 'creator', multiline: false, max: 2_000 },
+  { field: 'copyright', multiline: false, max: 2_000 },
+  { field: 'usage_terms', multiline: true, max: 10_000 },
 ];
 
 /**

@@ -1,4 +1,4 @@
-import { currentLocale, translate } from '../i18n';
+import { formatLocale, translate } from '../i18n';
 
 /**
  * Dates, numbers, file sizes and relative times in the language the client shows (issue #29): every helper takes
@@ -9,7 +9,7 @@ import { currentLocale, translate } from '../i18n';
 const UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
 
 /** A size in binary steps (1 KB = 1,024 bytes, as the server and the rest of the client count): "2.0 kB", "928 kB", "5,0 Mo". */
-export function formatBytes(bytes: number, locale: string = currentLocale()): string {
+export function formatBytes(bytes: number, locale: string = formatLocale()): string {
   if (!Number.isFinite(bytes) || bytes < 0) return '';
   let value = bytes;
   let unit = 0;
@@ -28,7 +28,7 @@ export function formatBytes(bytes: number, locale: string = currentLocale()): st
 }
 
 /** A count or amount with the locale's grouping and decimal marks: "1,234" / "1.234" / "1 234". */
-export function formatNumber(value: number, options: Intl.NumberFormatOptions = {}, locale: string = currentLocale()): string {
+export function formatNumber(value: number, options: Intl.NumberFormatOptions = {}, locale: string = formatLocale()): string {
   return new Intl.NumberFormat(locale, options).format(value);
 }
 
@@ -53,7 +53,7 @@ export function toDate(value: number | string | null | undefined): Date | null {
 export function formatDate(
   value: number | string | null | undefined,
   options: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' },
-  locale: string = currentLocale(),
+  locale: string = formatLocale(),
 ): string {
   if (value === null || value === undefined || value === '') return '';
   const date = toDate(value);
@@ -62,7 +62,7 @@ export function formatDate(
 }
 
 /** A past Unix time relative to now: "just now", "5 minutes ago", "vor 3 Stunden", "il y a 2 jours"; the date after 30 days. */
-export function formatRelative(unixSeconds: number, now = Date.now(), locale: string = currentLocale()): string {
+export function formatRelative(unixSeconds: number, now = Date.now(), locale: string = formatLocale()): string {
   const diff = Math.round(now / 1000 - unixSeconds);
   if (diff < 60) return translate('common.time.justNow');
   const rtf = new Intl.RelativeTimeFormat(locale, { numeric: 'always' });
@@ -73,7 +73,7 @@ export function formatRelative(unixSeconds: number, now = Date.now(), locale: st
 }
 
 /** How long until a Unix time, in days: "in 30 days", "in 1 day", "within a day"; "soon" once past (housekeeping has yet to run). */
-export function formatDaysLeft(unixSeconds: number, now = Date.now(), locale: string = currentLocale()): string {
+export function formatDaysLeft(unixSeconds: number, now = Date.now(), locale: string = formatLocale()): string {
   const seconds = unixSeconds - now / 1000;
   if (seconds <= 0) return translate('common.time.soon');
   const days = Math.round(seconds / 86400);
