@@ -226,6 +226,8 @@ describe.skipIf(!hasChromium)('the library by keyboard, in chromium', () => {
     try {
       await openLibrary(page);
       // The shortcut u opens the file chooser.
+      // (Once the Upload button shows: the workspace's roles are known, and u is a manager's key.)
+      await page.locator('button[aria-keyshortcuts="u"]').waitFor();
       const chooser = page.waitForEvent('filechooser');
       await page.keyboard.press('u');
       await (await chooser).setFiles({ name: 'too-big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(6 * MiB, 1) });
