@@ -42,7 +42,7 @@ describe('billing words', () => {
     expect(near.text).toBe('This workspace uses 90 % of its storage limit (879 kB of 977 kB).');
     const full = attention(sub({ usage: { storage_bytes: 900_000, members: 3, assets: 2 } }))!;
     expect(full.level).toBe('error');
-    expect(full.text).toBe('This workspace has reached its members limit (3 of 3): no more members can be added; it uses 90 % of its storage limit (879 kB of 977 kB).');
+    expect(full.text).toBe('This workspace has reached its members limit (3 of 3): no more members can be added. This workspace uses 90 % of its storage limit (879 kB of 977 kB).');
   });
 
   it('warns of an overdue payment and of a read-only workspace', () => {

@@ -22,74 +22,6 @@ const IGNORED = new Set(['DAM', 'Google', '×', '✓', '·', '←', '→', '…'
 /** Attributes a user reads or hears (including props that become one: AuthLayout's title, StateMessage's title…). */
 const VISIBLE_ATTRIBUTES = new Set(['title', 'subtitle', 'placeholder', 'aria-label', 'aria-description', 'aria-valuetext', 'alt', 'label', 'confirm-label', 'message', 'text']);
 
-/**
- * Files not converted yet: they are checked to still need it (so the list only shrinks); every other file must be
- * clean. Helpers converting an area remove its files from here.
- */
-const PENDING = new Set<string>([
-  'web/src/components/ActionMenu.vue',
-  'web/src/components/ActivityList.vue',
-  'web/src/components/AdminUsersTable.vue',
-  'web/src/components/AssetCard.vue',
-  'web/src/components/AssetGrid.vue',
-  'web/src/components/AssetPreview.vue',
-  'web/src/components/BillingBanner.vue',
-  'web/src/components/BulkTagDialog.vue',
-  'web/src/components/ConfirmDialog.vue',
-  'web/src/components/ConvertDialog.vue',
-  'web/src/components/CopyLink.vue',
-  'web/src/components/CreateUserDialog.vue',
-  'web/src/components/DeleteUserDialog.vue',
-  'web/src/components/DriveBrowser.vue',
-  'web/src/components/DriveImportList.vue',
-  'web/src/components/DriveImportProgress.vue',
-  'web/src/components/EmbeddedMetadataPanel.vue',
-  'web/src/components/FolderTiles.vue',
-  'web/src/components/GenerateImageDialog.vue',
-  'web/src/components/InviteForm.vue',
-  'web/src/components/LibraryMap.vue',
-  'web/src/components/LibrarySidebar.vue',
-  'web/src/components/LibraryTimeline.vue',
-  'web/src/components/LibraryViewSwitch.vue',
-  'web/src/components/LinkDialog.vue',
-  'web/src/components/MetadataForm.vue',
-  'web/src/components/ModalDialog.vue',
-  'web/src/components/PagerNav.vue',
-  'web/src/components/PendingInvitations.vue',
-  'web/src/components/PhotoFilters.vue',
-  'web/src/components/PickDialog.vue',
-  'web/src/components/PromptDialog.vue',
-  'web/src/components/RegistrationSettings.vue',
-  'web/src/components/SearchFilters.vue',
-  'web/src/components/SelectAllBar.vue',
-  'web/src/components/SendToDriveDialog.vue',
-  'web/src/components/SettingsTabs.vue',
-  'web/src/components/ShareAccessLog.vue',
-  'web/src/components/ShareDialog.vue',
-  'web/src/components/ShareEditDialog.vue',
-  'web/src/components/ShareLightbox.vue',
-  'web/src/components/ShareSettingsFields.vue',
-  'web/src/components/ShortcutHelp.vue',
-  'web/src/components/TagFacets.vue',
-  'web/src/components/TagInput.vue',
-  'web/src/components/ToastHost.vue',
-  'web/src/components/TrashPanel.vue',
-  'web/src/components/UploadDropzone.vue',
-  'web/src/components/UploadPanel.vue',
-  'web/src/components/VersionHistory.vue',
-  'web/src/components/ViewerFrame.vue',
-  'web/src/components/WorkspaceSwitcher.vue',
-  'web/src/components/ZipEntriesPanel.vue',
-  'web/src/views/AdminUsersView.vue',
-  'web/src/views/AssetView.vue',
-  'web/src/views/BillingView.vue',
-  'web/src/views/DrivesView.vue',
-  'web/src/views/LibraryView.vue',
-  'web/src/views/PublicShareView.vue',
-  'web/src/views/SharedLinksView.vue',
-  'web/src/views/WorkspaceSettingsView.vue',
-]);
-
 const LETTERS = /\p{L}/u;
 /** A message key: "area.key", "area.key.${dynamic}" (no spaces, dotted, lower-case first). */
 const KEY = /^[a-z][A-Za-z0-9]*(\.[A-Za-z0-9_${}.?]+)+$/;
@@ -171,16 +103,7 @@ describe('templates have no bare strings (issue #29)', () => {
     expect(found.map((p) => p.replace(/ \(line \d+\)$/, ''))).toEqual(['text "Hello"', '"Saving…" in {{ }}', 'placeholder="Your name"', '"Close" in :aria-label', '"${n} files" in {{ }}']);
   });
 
-  it.each(files.filter((f) => !PENDING.has(f.name)).map((f) => [f.name, f.path]))('%s is clean', (_name, path) => {
+  it.each(files.map((f) => [f.name, f.path]))('%s is clean', (_name, path) => {
     expect(bareStrings(readFileSync(path, 'utf8'))).toEqual([]);
-  });
-
-  it.each(files.filter((f) => PENDING.has(f.name)).map((f) => [f.name, f.path]))('%s is still pending (remove it from PENDING once converted)', (_name, path) => {
-    expect(bareStrings(readFileSync(path, 'utf8')).length).toBeGreaterThan(0);
-  });
-
-  it('lists only files that exist in PENDING', () => {
-    const names = new Set(files.map((f) => f.name));
-    expect([...PENDING].filter((name) => !names.has(name))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import type { ActivityAction, ActivityEntry, FieldChange } from '../api/types';
-import { count } from '../library/results';
+import { currentLocale, translate } from '../i18n';
+import en from '../i18n/messages/en';
 import { formatBytes, formatDate } from '../util/format';
 
 /**
@@ -20,64 +21,25 @@ export interface ChangeLine {
   text?: string;
 }
 
-const TEMPLATES: Record<ActivityAction, string> = {
-  'asset.upload': 'uploaded {subject}',
-  'asset.update': 'edited {subject}',
-  'asset.move': 'moved {subject}',
-  'asset.trash': 'moved {subject} to the trash',
-  'asset.restore': 'restored {subject} from the trash',
-  'asset.delete': 'deleted {subject} for good',
-  'version.upload': 'uploaded a new version of {subject}',
-  'version.restore': 'restored an earlier version of {subject}',
-  'version.delete': 'deleted version {subject}',
-  'folder.create': 'created the folder {subject}',
-  'folder.update': 'edited the folder {subject}',
-  'folder.move': 'moved the folder {subject}',
-  'folder.trash': 'moved the folder {subject} to the trash',
-  'folder.restore': 'restored the folder {subject} from the trash',
-  'folder.delete': 'deleted the folder {subject} for good',
-  'collection.create': 'created the collection {subject}',
-  'collection.update': 'edited the collection {subject}',
-  'collection.trash': 'moved the collection {subject} to the trash',
-  'collection.restore': 'restored the collection {subject} from the trash',
-  'collection.delete': 'deleted the collection {subject} for good',
-  'collection.add_assets': 'added assets to the collection {subject}',
-  'collection.remove_assets': 'removed assets from the collection {subject}',
-  'member.add': 'added {subject} to the workspace',
-  'member.remove': 'removed {subject} from the workspace',
-  'member.role': 'changed the role of {subject}',
-  'member.invite': 'invited {subject}',
-  'member.uninvite': 'revoked the invitation of {subject}',
-  'member.join': 'joined the workspace',
-  'workspace.rename': 'renamed the workspace to {subject}',
-  'workspace.settings': 'changed the settings of the workspace {subject}',
-  'workspace.empty_trash': 'emptied the trash',
-  'workspace.purge_trash': 'deleted old items from the trash for good',
-  // issue #14: the subject is the link, named by its description or else what it shows.
-  'share.create': 'created the shared link {subject}',
-  'share.update': 'changed the shared link {subject}',
-  'share.revoke': 'revoked the shared link {subject}',
-};
+type ActionMessages = typeof en.activity.actions;
+/** "asset.upload", … : the actions the catalogue has a sentence for. */
+type KnownAction = { [G in keyof ActionMessages]: `${G & string}.${keyof ActionMessages[G] & string}` }[keyof ActionMessages];
+/** Fails to compile when the server has an action the catalogue lacks. */
+export const EVERY_ACTION_HAS_A_SENTENCE: ActivityAction extends KnownAction ? true : never = true;
 
-const LABELS: Record<string, string> = {
-  display_file_name: 'Name',
-  name: 'Name',
-  description: 'Description',
-  tags: 'Tags',
-  visibility: 'Visibility',
-  folder_id: 'Folder',
-  parent_id: 'Parent folder',
-  version: 'Version',
-  file_name: 'File',
-  file_size: 'Size',
-  mime_type: 'Type',
-  role: 'Role',
-  expires_at: 'Expires',
-  has_password: 'Password',
-  password: 'Password',
-  allow_download: 'Downloads',
-  max_downloads: 'Download limit',
-};
+const FIELDS = en.activity.fields as Record<string, string>;
+
+const SUBJECT = '{subject}';
+
+/** The sentence with `{subject}` left in place, for splitSentence. */
+const say = (key: string, params: Record<string, unknown> = {}, plural?: number): string =>
+  plural === undefined ? translate(key, { subject: SUBJECT, ...params }) : translate(key, { subject: SUBJECT, ...params }, plural);
+
+function hasSentence(action: string): boolean {
+  const [group, verb] = action.split('.');
+  const messages = (en.activity.actions as Record<string, Record<string, string> | undefined>)[group ?? ''];
+  return messages !== undefined && verb !== undefined && Object.hasOwn(messages, verb);
+}
 
 /** Fields the sentence already tells (or that only repeat it). */
 const IN_SENTENCE: Partial<Record<ActivityAction, string[]>> = {
@@ -97,23 +59,28 @@ const IN_SENTENCE: Partial<Record<ActivityAction, string[]>> = {
 };
 
 const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
-const quoted = (v: unknown) => `“${String(v)}”`;
+const quoted = (v: unknown) => translate('activity.values.quoted', { value: String(v) });
+const word = (key: keyof typeof en.activity.values) => translate(`activity.values.${key}`);
+const ROLES = new Set(['viewer', 'manager', 'admin']);
+/** "viewer", "manager" in the page's language (other values as they are). */
+const roleWord = (role: unknown) => (typeof role === 'string' && ROLES.has(role) ? translate(`activity.roles.${role}`) : String(role));
 
 /** A value as the user reads it; `none` (or what the field calls nothing) when there is none. */
 export function formatValue(field: string, value: unknown, ctx: DescribeContext = {}): string {
   // A shared link's settings (share.update), where null and false have a meaning of their own.
-  if (field === 'expires_at') return typeof value === 'number' ? formatDate(value) : 'never';
-  if (field === 'has_password') return value ? 'set' : 'none';
-  if (field === 'allow_download') return value ? 'allowed' : 'not allowed';
-  if (field === 'max_downloads') return typeof value === 'number' ? String(value) : 'no limit';
+  if (field === 'expires_at') return typeof value === 'number' ? formatDate(value) : word('never');
+  if (field === 'has_password') return value ? word('set') : word('none');
+  if (field === 'allow_download') return value ? word('allowed') : word('notAllowed');
+  if (field === 'max_downloads') return typeof value === 'number' ? String(value) : word('noLimit');
   if (field === 'folder_id' || field === 'parent_id') {
-    if (isEmpty(value)) return 'top level';
+    if (isEmpty(value)) return word('topLevel');
     const id = Number(value);
     const name = ctx.folderName?.(id);
-    return name ? quoted(name) : `folder #${id}`;
+    return name ? quoted(name) : translate('activity.values.folderId', { id });
   }
-  if (isEmpty(value)) return 'none';
-  if (field === 'visibility') return Number(value) === 0 ? 'public' : 'private';
+  if (isEmpty(value)) return word('none');
+  if (field === 'visibility') return Number(value) === 0 ? word('public') : word('private');
+  if (field === 'role') return roleWord(value);
   if (field === 'file_size' && typeof value === 'number') return formatBytes(value);
   if (field === 'display_file_name' || field === 'name' || field === 'file_name') return quoted(value);
   if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
@@ -122,14 +89,14 @@ export function formatValue(field: string, value: unknown, ctx: DescribeContext 
 }
 
 /** `display_file_name` → "Display file name" for fields this client does not know yet. */
-const labelOf = (field: string) => LABELS[field] ?? (field.charAt(0).toUpperCase() + field.slice(1)).replace(/_/g, ' ');
+const labelOf = (field: string) => (Object.hasOwn(FIELDS, field) ? translate(`activity.fields.${field}`) : (field.charAt(0).toUpperCase() + field.slice(1)).replace(/_/g, ' '));
 
 function metadataLines(change: FieldChange): ChangeLine[] {
   const before = (change.before ?? {}) as Record<string, unknown>;
   const after = (change.after ?? {}) as Record<string, unknown>;
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  const lines: ChangeLine[] = keys.map((key) => ({ label: `Metadata “${key}”`, before: formatValue('metadata', before[key]), after: formatValue('metadata', after[key]) }));
-  if (change.omitted) lines.push({ label: 'Metadata', text: `and ${count(change.omitted, 'other key')} changed` });
+  const lines: ChangeLine[] = keys.map((key) => ({ label: translate('activity.metadataKey', { key }), before: formatValue('metadata', before[key]), after: formatValue('metadata', after[key]) }));
+  if (change.omitted) lines.push({ label: translate('activity.fields.metadata'), text: translate('activity.otherKeys', { n: change.omitted }, change.omitted) });
   return lines;
 }
 
@@ -144,7 +111,7 @@ export function describeChanges(entry: ActivityEntry, ctx: DescribeContext = {})
       continue;
     }
     const line: ChangeLine = { label: labelOf(field), before: formatValue(field, change.before, ctx), after: formatValue(field, change.after, ctx) };
-    if (change.omitted) line.after = `${line.after} (and ${change.omitted} more)`;
+    if (change.omitted) line.after = translate('activity.andMore', { value: line.after, n: change.omitted }, change.omitted);
     // Sizes a few bytes apart read the same ("3.3 KB → 3.3 KB"): a line that shows no change is left out.
     if (line.before !== line.after) lines.push(line);
   }
@@ -156,11 +123,11 @@ function listCount(change: FieldChange | undefined, side: 'before' | 'after'): n
   return (Array.isArray(list) ? list.length : 0) + (change?.omitted ?? 0);
 }
 
-/** The trash's entries count what went as changes.assets / folders / collections, each { before: n, after: 0 }. */
-function trashCounts(entry: ActivityEntry): string {
+/** The trash's entries count what went as changes.assets / folders / collections, each { before: n, after: 0 }: "3 assets, 1 folder". */
+function trashCounts(entry: ActivityEntry): string | null {
   const n = (field: string) => Number(entry.changes[field]?.before ?? 0);
-  const parts = (['asset', 'folder', 'collection'] as const).filter((kind) => n(`${kind}s`) > 0).map((kind) => count(n(`${kind}s`), kind));
-  return parts.length ? ` (${parts.join(', ')})` : '';
+  const parts = (['asset', 'folder', 'collection'] as const).filter((kind) => n(`${kind}s`) > 0).map((kind) => translate(`activity.counts.${kind}`, { n: n(`${kind}s`) }, n(`${kind}s`)));
+  return parts.length ? new Intl.ListFormat(currentLocale(), { type: 'unit', style: 'short' }).format(parts) : null;
 }
 
 /**
@@ -172,45 +139,50 @@ export function describeAction(entry: ActivityEntry): string {
   const fields = Object.keys(changes);
   switch (action) {
     case 'asset.update':
-      if (fields.length === 1 && fields[0] === 'display_file_name') return 'renamed {subject}';
-      if (fields.length === 1 && fields[0] === 'tags') return 'changed the tags of {subject}';
-      if (fields.length === 1 && fields[0] === 'visibility') return `made {subject} ${formatValue('visibility', changes.visibility?.after)}`;
+      if (fields.length === 1 && fields[0] === 'display_file_name') return say('activity.detail.renamed');
+      if (fields.length === 1 && fields[0] === 'tags') return say('activity.detail.retagged');
+      if (fields.length === 1 && fields[0] === 'visibility') return say(Number(changes.visibility?.after) === 0 ? 'activity.detail.madePublic' : 'activity.detail.madePrivate');
       break;
     case 'folder.update':
+      if (fields.length === 1 && fields[0] === 'name') return say('activity.detail.renamedFolder');
+      break;
     case 'collection.update':
-      if (fields.length === 1 && fields[0] === 'name') return `renamed the ${action.split('.')[0]} {subject}`;
+      if (fields.length === 1 && fields[0] === 'name') return say('activity.detail.renamedCollection');
       break;
     case 'version.restore': {
       const from = changes.restored_from?.after;
-      if (from && typeof from === 'object' && 'version' in from) return `restored ${String(from.version)} of {subject}`;
+      if (from && typeof from === 'object' && 'version' in from) return say('activity.detail.restoredVersion', { version: String(from.version) });
       break;
     }
     case 'collection.add_assets': {
       const n = listCount(changes.asset_ids, 'after');
-      if (n) return `added ${count(n, 'asset')} to the collection {subject}`;
+      if (n) return say('activity.detail.addedAssets', { n }, n);
       break;
     }
     case 'collection.remove_assets': {
       const n = listCount(changes.asset_ids, 'before');
-      if (n) return `removed ${count(n, 'asset')} from the collection {subject}`;
+      if (n) return say('activity.detail.removedAssets', { n }, n);
       break;
     }
     case 'member.add':
-      if (changes.role?.after) return `added {subject} to the workspace as ${formatValue('role', changes.role.after)}`;
+      if (changes.role?.after) return say('activity.detail.addedAs', { role: roleWord(changes.role.after) });
       break;
     case 'member.invite':
-      if (changes.role?.after) return `invited {subject} as ${formatValue('role', changes.role.after)}`;
+      if (changes.role?.after) return say('activity.detail.invitedAs', { role: roleWord(changes.role.after) });
       break;
     case 'member.join':
-      if (changes.role?.after) return `joined the workspace as ${formatValue('role', changes.role.after)}`;
+      if (changes.role?.after) return say('activity.detail.joinedAs', { role: roleWord(changes.role.after) });
       break;
     case 'workspace.empty_trash':
-    case 'workspace.purge_trash':
-      return TEMPLATES[action] + trashCounts(entry);
+    case 'workspace.purge_trash': {
+      const counts = trashCounts(entry);
+      if (counts) return say(action === 'workspace.empty_trash' ? 'activity.detail.emptiedTrash' : 'activity.detail.purgedTrash', { counts });
+      break;
+    }
     default:
       break;
   }
-  return TEMPLATES[action] ?? `${action} {subject}`;
+  return hasSentence(action) ? say(`activity.actions.${action}`) : `${action} {subject}`;
 }
 
 /** describeAction split around the subject: [before, after] ("" when the sentence has no subject). */

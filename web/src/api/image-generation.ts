@@ -10,15 +10,18 @@ export const imageGenerationApi = {
 };
 export type ImageGenerationApi = typeof imageGenerationApi;
 
-/** The sizes the server takes (OpenAI's image models; which one works depends on the instance's model). */
-export const IMAGE_SIZES: { value: ImageSize; label: string }[] = [
-  { value: '1024x1024', label: 'Square, 1024 × 1024' },
-  { value: '1792x1024', label: 'Landscape, 1792 × 1024' },
-  { value: '1024x1792', label: 'Portrait, 1024 × 1792' },
-  { value: '1536x1024', label: 'Landscape, 1536 × 1024' },
-  { value: '1024x1536', label: 'Portrait, 1024 × 1536' },
-  { value: '512x512', label: 'Square, 512 × 512' },
-  { value: '256x256', label: 'Square, 256 × 256' },
+/**
+ * The sizes the server takes (OpenAI's image models; which one works depends on the instance's model). Their names
+ * ("Square, 1024 × 1024") are the generate area's, in the page's language (GenerateImageDialog's sizeLabel).
+ */
+export const IMAGE_SIZES: { value: ImageSize }[] = [
+  { value: '1024x1024' },
+  { value: '1792x1024' },
+  { value: '1024x1792' },
+  { value: '1536x1024' },
+  { value: '1024x1536' },
+  { value: '512x512' },
+  { value: '256x256' },
 ];
 export const MAX_IMAGES = 4;
 export const MAX_PROMPT = 4000;

@@ -1,5 +1,6 @@
 import { ApiError } from '../api/http';
 import type { LimitKind, Limits, QuotaDetails, Subscription } from '../api/payments';
+import { translate } from '../i18n';
 import { formatBytes, formatDate, formatNumber } from '../util/format';
 
 /** What the Billing tab, the near-limit banner and a refused upload say about plans and limits (issue #17). */
@@ -9,16 +10,7 @@ export const NEAR_LIMIT = 0.9;
 
 export const LIMIT_KINDS: readonly LimitKind[] = ['storage_bytes', 'members', 'assets'];
 
-const NOUN: Record<LimitKind, string> = { storage_bytes: 'storage', members: 'members', assets: 'assets' };
-const LABEL: Record<LimitKind, string> = { storage_bytes: 'Storage', members: 'Members', assets: 'Assets' };
-/** What stops working at a limit. */
-const BLOCKS: Record<LimitKind, string> = {
-  storage_bytes: 'uploads are refused',
-  members: 'no more members can be added',
-  assets: 'new assets are refused',
-};
-
-export const limitLabel = (kind: LimitKind) => LABEL[kind];
+export const limitLabel = (kind: LimitKind) => translate(`billing.kinds.${kind}`);
 
 /** An amount of a kind: bytes in human units, counts with grouping. */
 export function amount(kind: LimitKind, n: number): string {
@@ -28,7 +20,7 @@ export function amount(kind: LimitKind, n: number): string {
 /** A plan's limit as a card lists it: "5 GB storage", "3 members", "Unlimited assets". */
 export function limitLine(kind: LimitKind, limits: Limits): string {
   const limit = limits[kind];
-  return limit === null ? `Unlimited ${NOUN[kind]}` : `${amount(kind, limit)} ${NOUN[kind]}`;
+  return limit === null ? translate(`billing.unlimited.${kind}`) : translate(`billing.limit.${kind}`, { amount: amount(kind, limit) }, limit);
 }
 
 export type Level = 'ok' | 'near' | 'full';
@@ -57,12 +49,15 @@ export function usageRows(sub: Pick<Subscription, 'usage' | 'limits'>): UsageRow
     const limit = sub.limits[kind];
     return {
       kind,
-      label: LABEL[kind],
+      label: limitLabel(kind),
       used,
       limit,
       share: limit === null ? null : limit === 0 ? 1 : used / limit,
       level: levelOf(used, limit),
-      text: limit === null ? `${amount(kind, used)} (unlimited)` : `${amount(kind, used)} of ${amount(kind, limit)}`,
+      text:
+        limit === null
+          ? translate('billing.usage.unlimited', { used: amount(kind, used) })
+          : translate('billing.usage.of', { used: amount(kind, used), limit: amount(kind, limit) }),
     };
   });
 }
@@ -72,40 +67,24 @@ const LIVE = new Set(['active', 'trialing', 'past_due']);
 /** A paid subscription runs: plans are changed in Stripe's billing portal, not through a new checkout. */
 export const hasLiveSubscription = (sub: Subscription) => LIVE.has(sub.status);
 
-const STATUS: Record<string, string> = {
-  none: 'No subscription',
-  active: 'Active',
-  trialing: 'Trial',
-  past_due: 'Payment overdue',
-  unpaid: 'Unpaid',
-  canceled: 'Canceled',
-  incomplete: 'Payment incomplete',
-  incomplete_expired: 'Checkout expired',
-  paused: 'Paused',
-};
+const STATUSES = new Set(['none', 'active', 'trialing', 'past_due', 'unpaid', 'canceled', 'incomplete', 'incomplete_expired', 'paused']);
 
-export const statusLabel = (sub: Subscription) => (sub.read_only ? 'Read-only' : (STATUS[sub.status] ?? sub.status));
+export const statusLabel = (sub: Subscription) =>
+  sub.read_only ? translate('billing.status.readOnly') : STATUSES.has(sub.status) ? translate(`billing.status.${sub.status}`) : sub.status;
 
 /** Sentences about the subscription's state beyond its plan: renewal, cancellation, overdue payment. */
 export function statusLines(sub: Subscription): string[] {
   const lines: string[] = [];
   if (sub.read_only) {
-    lines.push(
-      `A payment failed and the workspace is read-only${sub.past_due_until ? ` since ${formatDate(sub.past_due_until)}` : ''}: files can be viewed and downloaded, but uploads and changes are refused until the payment is made in Manage billing.`,
-    );
+    lines.push(sub.past_due_until ? translate('billing.lines.readOnlySince', { date: formatDate(sub.past_due_until) }) : translate('billing.lines.readOnly'));
   } else if (sub.status === 'past_due') {
-    lines.push(
-      `A payment failed. ${sub.past_due_until ? `Unless it is paid by ${formatDate(sub.past_due_until)}, the workspace then becomes read-only` : 'Unless it is paid, the workspace becomes read-only'}: pay in Manage billing.`,
-    );
+    lines.push(sub.past_due_until ? translate('billing.lines.pastDueUntil', { date: formatDate(sub.past_due_until) }) : translate('billing.lines.pastDue'));
   }
   if (sub.current_period_end && LIVE.has(sub.status)) {
-    lines.push(
-      sub.cancel_at_period_end
-        ? `The subscription ends on ${formatDate(sub.current_period_end)}; the workspace then returns to the free plan's limits. Nothing is deleted.`
-        : `Renews on ${formatDate(sub.current_period_end)}.`,
-    );
+    const date = formatDate(sub.current_period_end);
+    lines.push(sub.cancel_at_period_end ? translate('billing.lines.ends', { date }) : translate('billing.lines.renews', { date }));
   }
-  if (sub.status === 'canceled') lines.push("The subscription was canceled: the free plan's limits apply. Nothing was deleted.");
+  if (sub.status === 'canceled') lines.push(translate('billing.lines.canceled'));
   return lines;
 }
 
@@ -114,28 +93,29 @@ export interface Attention {
   text: string;
 }
 
-/** What the app shell's banner says about a workspace, or null when all is well (issue #17). */
+/** What the app shell's banner says about a workspace, or null when all is well (issue #17): one sentence per concern. */
 export function attention(sub: Subscription): Attention | null {
   if (sub.read_only) {
     return {
       level: 'error',
-      text: `This workspace is read-only${sub.past_due_until ? ` since ${formatDate(sub.past_due_until)}` : ''} because a payment failed: files can be viewed and downloaded, but uploads and changes are refused until it is paid.`,
+      text: sub.past_due_until ? translate('billing.banner.readOnlySince', { date: formatDate(sub.past_due_until) }) : translate('billing.banner.readOnly'),
     };
   }
   // Limits reached first: they already stop something.
   const rows = usageRows(sub);
-  const parts = [
-    ...rows.filter((r) => r.level === 'full').map((r) => `has reached its ${NOUN[r.kind]} limit (${r.text}): ${BLOCKS[r.kind]}`),
-    ...rows.filter((r) => r.level === 'near').map((r) => `uses ${Math.floor((r.share ?? 0) * 100)} % of its ${NOUN[r.kind]} limit (${r.text})`),
+  const sentences = [
+    ...rows.filter((r) => r.level === 'full').map((r) => translate(`billing.banner.full.${r.kind}`, { usage: r.text })),
+    ...rows.filter((r) => r.level === 'near').map((r) => translate(`billing.banner.near.${r.kind}`, { usage: r.text, percent: formatNumber(Math.floor((r.share ?? 0) * 100)) })),
   ];
   const level: Attention['level'] = rows.some((r) => r.level === 'full') ? 'error' : 'warning';
   const overdue =
     sub.status === 'past_due'
-      ? `A payment for this workspace failed: ${sub.past_due_until ? `unless it is paid by ${formatDate(sub.past_due_until)}, the workspace becomes read-only` : 'unless it is paid, the workspace becomes read-only'}.`
+      ? sub.past_due_until
+        ? translate('billing.banner.overdueUntil', { date: formatDate(sub.past_due_until) })
+        : translate('billing.banner.overdue')
       : null;
-  if (!parts.length) return overdue ? { level: 'warning', text: overdue } : null;
-  const usage = `This workspace ${parts.join('; it ')}.`;
-  return { level, text: overdue ? `${overdue} ${usage}` : usage };
+  if (!sentences.length) return overdue ? { level: 'warning', text: overdue } : null;
+  return { level, text: [overdue, ...sentences].filter(Boolean).join(' ') };
 }
 
 /** The billing reason of a refused write (402), or null for any other failure. */
@@ -151,6 +131,5 @@ export function billingFailure(err: unknown): { code: 'QUOTA_EXCEEDED' | 'SUBSCR
 /** Which limit a QUOTA_EXCEEDED names, in words: "Over the plan's storage limit: 4.9 GB used, this file needs 200 MB." */
 export function quotaLine(quota: QuotaDetails): string {
   const kind = quota.limit;
-  if (kind === 'storage_bytes') return `Over the plan's storage limit: ${formatBytes(quota.used)} used, this file needs ${formatBytes(quota.requested)}.`;
-  return `Over the plan's ${NOUN[kind]} limit: ${amount(kind, quota.used)} used, ${amount(kind, quota.requested)} more asked for.`;
+  return translate(`billing.quota.${kind}`, { used: amount(kind, quota.used), requested: amount(kind, quota.requested) });
 }

@@ -3,6 +3,7 @@ import { conversionsApi, type ConversionsApi, type Requested } from '../api/conv
 import { ApiError } from '../api/http';
 import type { Conversion, ConvertImageRequest, ConvertVideoRequest } from '../api/types';
 import { fieldOf, isFinished, type ConvertField } from '../convert/options';
+import { translate } from '../i18n';
 import { errorText } from '../stores/toasts';
 import { pollWithBackoff, type Backoff } from '../util/backoff';
 
@@ -47,7 +48,7 @@ export function useConversion(onFinished: (conversion: Conversion) => void, opti
     state.conversion = conversion;
     if (!isFinished(conversion)) return false;
     state.phase = conversion.status === 'succeeded' ? 'succeeded' : conversion.status === 'failed' ? 'failed' : 'canceled';
-    state.error = conversion.status === 'failed' ? (conversion.error ?? 'The conversion failed.') : null;
+    state.error = conversion.status === 'failed' ? (conversion.error ?? translate('convert.status.failed')) : null;
     poll?.stop();
     if (!wasOver) onFinished(conversion);
     return true;

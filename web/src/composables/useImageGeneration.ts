@@ -2,6 +2,7 @@ import { getCurrentScope, onScopeDispose, reactive, ref, type Ref } from 'vue';
 import { ApiError } from '../api/http';
 import { imageGenerationApi, imageGenerationAvailable, NOT_CONFIGURED, setImageGenerationAvailable, type ImageGenerationApi } from '../api/image-generation';
 import type { GenerateImageRequest, ImageGeneration } from '../api/types';
+import { translate } from '../i18n';
 import { pollWithBackoff, type Backoff } from '../util/backoff';
 import { formatDate } from '../util/format';
 import { errorText } from '../stores/toasts';
@@ -27,9 +28,9 @@ export function requestErrorText(err: unknown): string {
   if (err instanceof ApiError && err.code === 'IMAGE_GEN_DAILY_LIMIT') {
     const resets = Number(err.details.resets_at);
     const when = Number.isFinite(resets) ? formatDate(resets, { weekday: 'short', hour: '2-digit', minute: '2-digit' }) : null;
-    return when ? `${err.message}. More can be asked for from ${when}.` : err.message;
+    return when ? translate('generate.limitResets', { message: err.message, when }) : err.message;
   }
-  if (err instanceof ApiError && err.code === NOT_CONFIGURED) return 'Image generation is not set up on this server.';
+  if (err instanceof ApiError && err.code === NOT_CONFIGURED) return translate('generate.notConfigured');
   return errorText(err);
 }
 
@@ -57,7 +58,7 @@ export function useImageGeneration(
     if (generation.status === 'succeeded') state.phase = 'succeeded';
     if (generation.status === 'failed') {
       state.phase = 'failed';
-      state.error = generation.error ?? 'The generation failed.';
+      state.error = generation.error ?? translate('generate.failedShort');
     }
     if (more || generation.status === 'succeeded' || generation.status === 'failed') onAssets(generation);
     return state.phase !== 'running';

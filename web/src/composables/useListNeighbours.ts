@@ -1,5 +1,6 @@
 import { computed, ref, watch, type Ref } from 'vue';
 import { searchApi } from '../api/search';
+import { translate } from '../i18n';
 import { PER_PAGE, searchRequest, type LibraryQuery } from '../search/filters';
 
 interface ListPage {
@@ -75,6 +76,6 @@ export function useListNeighbours(assetId: Ref<number>, list: Ref<LibraryQuery |
   const hasPrev = computed(() => !!here.value && (here.value.index > 0 || here.value.page > 1));
   const hasNext = computed(() => !!here.value && (here.value.index < here.value.ids.length - 1 || here.value.page * PER_PAGE < here.value.found));
   /** "3 of 57": where the asset is in the list. */
-  const position = computed(() => (here.value ? `${(here.value.page - 1) * PER_PAGE + here.value.index + 1} of ${here.value.found}` : null));
+  const position = computed(() => (here.value ? translate('asset.viewer.position', { n: (here.value.page - 1) * PER_PAGE + here.value.index + 1, total: here.value.found }) : null));
   return { hasPrev, hasNext, position, neighbour };
 }

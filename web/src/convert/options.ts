@@ -1,4 +1,6 @@
 import { ApiError } from '../api/http';
+import { translate } from '../i18n';
+import { formatNumber } from '../util/format';
 import type { Conversion, ConversionTarget, ConvertImageRequest, ConvertVideoRequest, FileType, Fit, ImageFormat, VideoFormat } from '../api/types';
 
 /**
@@ -27,19 +29,19 @@ export const IMAGE_FORMATS: Choice<ImageFormat>[] = [
 ];
 
 export const VIDEO_FORMATS: Choice<VideoFormat>[] = [
-  { value: 'mp4', label: 'MP4 (H.264 + AAC, plays everywhere)' },
-  { value: 'webm', label: 'WebM (VP9 + Opus)' },
-  { value: 'gif', label: 'GIF (silent clip, first 30 s)' },
-  { value: 'mp3', label: 'MP3 (sound only)' },
-  { value: 'm4a', label: 'M4A (sound only)' },
+  { value: 'mp4', get label() { return translate('convert.formats.mp4'); } },
+  { value: 'webm', get label() { return translate('convert.formats.webm'); } },
+  { value: 'gif', get label() { return translate('convert.formats.gif'); } },
+  { value: 'mp3', get label() { return translate('convert.formats.mp3'); } },
+  { value: 'm4a', get label() { return translate('convert.formats.m4a'); } },
 ];
 
 export const AUDIO_FORMATS: readonly VideoFormat[] = ['mp3', 'm4a'];
 
 export const FITS: Choice<Fit>[] = [
-  { value: 'inside', label: 'Fit inside the box (keep proportions)' },
-  { value: 'cover', label: 'Fill the box (crop the centre)' },
-  { value: 'contain', label: 'Whole picture, padded to the box' },
+  { value: 'inside', get label() { return translate('convert.fits.inside'); } },
+  { value: 'cover', get label() { return translate('convert.fits.cover'); } },
+  { value: 'contain', get label() { return translate('convert.fits.contain'); } },
 ];
 
 /** The formats written with a quality (TIFF: JPEG-compressed with one, lossless without). */
@@ -96,7 +98,7 @@ export function defaultForm(asset: { file_type: FileType; mime_type: string }): 
 /** The empty quality field says what the server does without one: the format's default, or lossless TIFF. */
 export function qualityPlaceholder(format: string): string {
   const quality = DEFAULT_QUALITY[format as ImageFormat];
-  return quality ? `${quality} (default)` : format === 'tiff' ? 'Lossless (default)' : '';
+  return quality ? translate('convert.form.qualityDefault', { quality }) : format === 'tiff' ? translate('convert.form.lossless') : '';
 }
 
 /** A number field's value when one was typed (an emptied `v-model.number` field holds ''). */
@@ -143,32 +145,32 @@ export function formOf(conversion: Conversion): ConvertForm {
 /** "WebP, 800 px wide" / "MP4, at most 720 px high": what a conversion makes, in a few words. */
 export function describeParams(params: Conversion['params']): string {
   const format = String(params.format);
-  const label = [...IMAGE_FORMATS, ...VIDEO_FORMATS].find((f) => f.value === format)?.label.split(' (')[0] ?? format.toUpperCase();
+  const label = IMAGE_FORMATS.find((f) => f.value === format)?.label ?? format.toUpperCase().replace('WEBM', 'WebM');
   const parts = [label];
   const w = params.width;
   const h = params.height;
   if (typeof w === 'number' && typeof h === 'number') parts.push(`${w} × ${h}`);
-  else if (typeof w === 'number') parts.push(`${w} px wide`);
-  else if (typeof h === 'number') parts.push(`${h} px high`);
-  if (typeof params.max_height === 'number') parts.push(`at most ${params.max_height} px high`);
-  if (typeof params.quality === 'number') parts.push(`quality ${params.quality}`);
-  if (params.strip_metadata === true) parts.push('without metadata');
-  return parts.join(', ');
+  else if (typeof w === 'number') parts.push(translate('convert.params.wide', { n: w }));
+  else if (typeof h === 'number') parts.push(translate('convert.params.high', { n: h }));
+  if (typeof params.max_height === 'number') parts.push(translate('convert.params.atMostHigh', { n: params.max_height }));
+  if (typeof params.quality === 'number') parts.push(translate('convert.params.quality', { n: params.quality }));
+  if (params.strip_metadata === true) parts.push(translate('convert.params.noMetadata'));
+  return parts.join(translate('convert.params.separator'));
 }
 
 /** A conversion's state in words, for the dialog's status line. */
 export function statusText(c: Conversion): string {
   switch (c.status) {
     case 'queued':
-      return c.error ? `Waiting to try again: ${c.error}` : 'Waiting for a free worker…';
+      return c.error ? translate('convert.status.retrying', { reason: c.error }) : translate('convert.status.queued');
     case 'running':
-      return c.kind === 'video' ? `Converting… ${c.progress}%` : 'Converting…';
+      return c.kind === 'video' ? translate('convert.status.runningPercent', { percent: formatNumber(c.progress / 100, { style: 'percent' }) }) : translate('convert.status.running');
     case 'succeeded':
-      return c.params.target === 'new_version' ? 'Done: the result is the new current version.' : 'Done: the result is a new asset next to this one.';
+      return translate(c.params.target === 'new_version' ? 'convert.status.doneVersion' : 'convert.status.doneAsset');
     case 'failed':
-      return c.error ?? 'The conversion failed.';
+      return c.error ?? translate('convert.status.failed');
     case 'canceled':
-      return 'Canceled.';
+      return translate('convert.status.canceled');
   }
 }
 

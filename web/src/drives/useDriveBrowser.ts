@@ -1,6 +1,7 @@
 import { computed, getCurrentScope, onScopeDispose, reactive, shallowReactive } from 'vue';
 import { drivesApi, type DriveItem, type DriveProvider, type DrivesApi } from '../api/drives';
 import { ApiError } from '../api/http';
+import { translate } from '../i18n';
 import { GridSelection } from '../library/selection';
 import { connectionProblem, driveErrorText } from './words';
 
@@ -86,7 +87,7 @@ export function useDriveBrowser(
   }
 
   function fail(err: unknown): void {
-    state.error = driveErrorText(err, state.provider?.name ?? 'The drive');
+    state.error = driveErrorText(err, state.provider?.name ?? translate('drives.theDrive'));
     const problem = connectionProblem(err);
     state.problem = problem;
     if (problem && err instanceof ApiError) options.onProblem?.(problem, err);

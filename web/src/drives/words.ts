@@ -1,11 +1,11 @@
 import type { DriveConnection, DriveImportItem, DriveImportSummary, DriveItem, DriveProvider } from '../api/drives';
 import { ApiError } from '../api/http';
+import { translate } from '../i18n';
 import { errorText } from '../stores/toasts';
 import { formatBytes } from '../util/format';
 
 /** What the Drives page and the Send to drive dialog say, in the user's words (issue #16). */
 
-const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The providers' names (GET /drives says them; these serve for an import of a provider no longer configured). */
 const KNOWN_NAMES: Record<string, string> = { 'drive-ext-1': 'Google Drive', 'drive-ext-2': 'Dropbox', 'drive-ext-3': 'OneDrive' };
@@ -36,22 +36,19 @@ export function callbackOutcome(query: CallbackQuery, providers: readonly Pick<D
   const connected = one(query.connected);
   const error = one(query.error);
   // Only a drive this client knows is named: the query is whatever the address bar holds.
-  const nameOf = (id: unknown) => (typeof id === 'string' && (Object.hasOwn(KNOWN_NAMES, id) || providers.some((p) => p.id === id)) ? driveName(id, providers) : 'The drive');
-  if (typeof connected === 'string' && connected) return { kind: 'success', text: `${nameOf(connected)} is connected. Browse it below.` };
+  const nameOf = (id: unknown) => (typeof id === 'string' && (Object.hasOwn(KNOWN_NAMES, id) || providers.some((p) => p.id === id)) ? driveName(id, providers) : translate('drives.theDrive'));
+  if (typeof connected === 'string' && connected) return { kind: 'success', text: translate('drives.callback.connected', { name: nameOf(connected) }) };
   if (typeof error !== 'string' || !error) return null;
   const name = nameOf(one(query.provider));
   switch (error) {
     case 'access_denied':
-      return { kind: 'error', text: `${name} was not connected: access was not granted.` };
+      return { kind: 'error', text: translate('drives.callback.denied', { name }) };
     case 'invalid_state':
-      return {
-        kind: 'error',
-        text: `${name} was not connected: the sign-in expired, was used already or was finished in another browser. Connect again from this page.`,
-      };
+      return { kind: 'error', text: translate('drives.callback.invalidState', { name }) };
     case 'exchange_failed':
-      return { kind: 'error', text: `${name} was not connected: it did not accept the sign-in. Try again.` };
+      return { kind: 'error', text: translate('drives.callback.exchangeFailed', { name }) };
     default:
-      return { kind: 'error', text: `${name} was not connected (${error.slice(0, 64)}).` };
+      return { kind: 'error', text: translate('drives.callback.other', { name, code: error.slice(0, 64) }) };
   }
 }
 
@@ -70,12 +67,15 @@ export function accountLabel(connection: DriveConnection): string {
 /** A drive operation's failure, naming the drive; 409s also say what to do. */
 export function driveErrorText(err: unknown, driveName: string): string {
   if (err instanceof ApiError) {
-    if (err.code === 'DRIVE_REAUTH_REQUIRED') return `${driveName} has to be authorised again: use Re-authorise on the Drives page.`;
-    if (err.code === 'DRIVE_NOT_CONNECTED') return `${driveName} is not connected: connect it on the Drives page.`;
-    if (err.code === 'DRIVE_NOT_CONFIGURED') return `${driveName} is not set up on this server.`;
+    const name = driveName;
+    if (err.code === 'DRIVE_REAUTH_REQUIRED') return translate('drives.error.reauth', { name });
+    if (err.code === 'DRIVE_NOT_CONNECTED') return translate('drives.error.notConnected', { name });
+    if (err.code === 'DRIVE_NOT_CONFIGURED') return translate('drives.error.notConfigured', { name });
     if (err.code === 'DRIVE_PROVIDER_ERROR') {
       const wait = Number(err.details.retry_after);
-      return `${driveName} failed: ${err.message}${Number.isFinite(wait) && wait > 0 ? ` Try again in ${Math.ceil(wait)} s.` : ''}`;
+      return Number.isFinite(wait) && wait > 0
+        ? translate('drives.error.providerWait', { name, message: err.message, seconds: Math.ceil(wait) })
+        : translate('drives.error.provider', { name, message: err.message });
     }
   }
   return errorText(err);
@@ -103,38 +103,38 @@ export function itemKind(item: Pick<DriveItem, 'is_folder' | 'mime_type' | 'expo
 
 /** The line under an item's name: size (or what a provider document becomes), or why it cannot be imported. */
 export function itemDetail(item: DriveItem): string {
-  if (item.unsupported) return `Cannot be imported: ${item.unsupported}`;
-  if (item.is_folder) return 'Folder';
-  if (item.export) return `Imported as ${item.export.extension.replace(/^\./, '').toUpperCase()}`;
+  if (item.unsupported) return translate('drives.item.unsupported', { reason: item.unsupported });
+  if (item.is_folder) return translate('drives.item.folder');
+  if (item.export) return translate('drives.item.exportAs', { format: item.export.extension.replace(/^\./, '').toUpperCase() });
   return item.size === null ? '' : formatBytes(item.size);
 }
 
+/** The server's reasons, each with its message key (drives.reason.*). */
 const REASONS: Record<string, string> = {
-  unchanged: 'Already imported, unchanged',
-  unsupported: 'Cannot be imported',
-  too_large: 'Too large',
-  not_found: 'Not found on the drive',
-  provider_error: 'The drive failed',
-  rejected: 'Refused by the library',
-  new: 'Imported',
-  new_version: 'Imported as a new version',
+  unchanged: 'unchanged',
+  unsupported: 'unsupported',
+  too_large: 'tooLarge',
+  not_found: 'notFound',
+  provider_error: 'providerError',
+  rejected: 'rejected',
+  new: 'new',
+  new_version: 'newVersion',
 };
 
 /** What became of one item of an import, with the server's message when there is one. */
 export function itemOutcome(item: Pick<DriveImportItem, 'kind' | 'status' | 'reason' | 'message'>): string {
   let words: string;
-  if (item.status === 'pending') words = 'Waiting';
-  else if (item.kind === 'folder' && item.status === 'imported') words = 'Folder created';
-  else words = (item.reason && REASONS[item.reason]) || { imported: 'Imported', skipped: 'Skipped', failed: 'Failed' }[item.status];
-  return item.message ? `${words}: ${item.message}` : words;
+  const reason = item.reason && Object.hasOwn(REASONS, item.reason) ? REASONS[item.reason] : undefined;
+  if (item.status === 'pending') words = translate('drives.outcome.pending');
+  else if (item.kind === 'folder' && item.status === 'imported') words = translate('drives.outcome.folderCreated');
+  else words = reason ? translate(`drives.reason.${reason}`) : translate(`drives.outcome.${item.status}`);
+  return item.message ? translate('drives.outcome.withMessage', { words, message: item.message }) : words;
 }
 
-export const STATUS_LABEL: Record<DriveImportSummary['status'], string> = {
-  queued: 'Waiting',
-  running: 'Importing',
-  succeeded: 'Done',
-  failed: 'Failed',
-};
+/** An import's state in a word (its badge). */
+export function statusLabel(status: DriveImportSummary['status']): string {
+  return translate(`drives.status.${status}`);
+}
 
 export function isFinished(imp: Pick<DriveImportSummary, 'status'>): boolean {
   return imp.status === 'succeeded' || imp.status === 'failed';
@@ -144,27 +144,31 @@ export function isFinished(imp: Pick<DriveImportSummary, 'status'>): boolean {
 export function importStatusText(imp: DriveImportSummary): string {
   switch (imp.status) {
     case 'queued':
-      return imp.error ? `Waiting to try again: ${imp.error}` : 'Waiting to start…';
+      return imp.error ? translate('drives.import.retrying', { reason: imp.error }) : translate('drives.import.queued');
     case 'running':
       return imp.planned
-        ? `Importing: ${imp.processed_files} of ${count(imp.total_files, 'file')} done`
-        : `Finding files: ${count(imp.total_files, 'file')} so far, ${imp.processed_files} done`;
+        ? translate('drives.import.running', { done: imp.processed_files, n: imp.total_files }, imp.total_files)
+        : translate('drives.import.finding', { n: imp.total_files, done: imp.processed_files }, imp.total_files);
     case 'succeeded':
-      return `Done: ${importCounts(imp)}`;
-    case 'failed':
-      return `Failed: ${imp.error ?? 'the import stopped'}${imp.imported ? ` (${count(imp.imported, 'file')} imported before it stopped)` : ''}`;
+      return translate('drives.import.done', { counts: importCounts(imp) });
+    case 'failed': {
+      const reason = imp.error ?? translate('drives.import.stopped');
+      return imp.imported
+        ? translate('drives.import.failedAfter', { reason, n: imp.imported }, imp.imported)
+        : translate('drives.import.failed', { reason });
+    }
   }
 }
 
 /** "3 imported · 1 unchanged · 1 failed · 2 folders · 4.2 MB"; a count of 0 is left out (all of them: "no files"). */
 export function importCounts(imp: Pick<DriveImportSummary, 'imported' | 'skipped' | 'failed' | 'folders' | 'bytes'>): string {
   const parts = [
-    imp.imported ? `${imp.imported} imported` : '',
-    imp.skipped ? `${imp.skipped} skipped` : '',
-    imp.failed ? `${imp.failed} failed` : '',
-    imp.folders ? count(imp.folders, 'folder') : '',
+    imp.imported ? translate('drives.count.imported', { n: imp.imported }, imp.imported) : '',
+    imp.skipped ? translate('drives.count.skipped', { n: imp.skipped }, imp.skipped) : '',
+    imp.failed ? translate('drives.count.failed', { n: imp.failed }, imp.failed) : '',
+    imp.folders ? translate('drives.count.folders', { n: imp.folders }, imp.folders) : '',
   ].filter(Boolean);
-  if (!parts.length) parts.push('no files');
+  if (!parts.length) parts.push(translate('drives.count.none'));
   if (imp.bytes) parts.push(formatBytes(imp.bytes));
   return parts.join(' · ');
 }

@@ -11,21 +11,24 @@ export type ShortcutKey = '/' | 'u' | '?' | 'Delete' | 'Escape' | 'ArrowLeft' | 
 /** Returns false when it did nothing with the key (its default then happens). */
 export type ShortcutHandler = (event: KeyboardEvent) => boolean | void;
 
-/** What the help dialog lists: every key handled here and by the asset grid. */
+/**
+ * What the help dialog lists: every key handled here and by the asset grid. `action` is a key of
+ * library.shortcuts.actions; a key with a name in library.shortcuts.keys is shown in the reader's language.
+ */
 export const SHORTCUT_HELP: { keys: string[]; action: string }[] = [
-  { keys: ['/'], action: 'Search the library' },
-  { keys: ['u'], action: 'Upload files' },
-  { keys: ['←', '→', '↑', '↓'], action: 'Move between assets in the grid' },
-  { keys: ['Home', 'End'], action: 'First or last asset of the page' },
-  { keys: ['Enter'], action: 'Open the asset' },
-  { keys: ['Space'], action: 'Select or unselect the asset in focus (with Shift: a range)' },
-  { keys: ['Shift', 'click'], action: 'Select a range of assets' },
-  { keys: ['Delete'], action: 'Move the selected assets (or the one in focus) to the trash' },
-  { keys: ['Esc'], action: 'Clear the selection, close a list or dialog' },
-  { keys: ['←', '→'], action: 'On an asset’s page: the previous or next asset of the list it was opened from' },
-  { keys: ['f'], action: 'On an asset’s page: full screen, or back' },
-  { keys: ['Double-click'], action: 'On an asset’s picture: zoom to 1:1 (full resolution), or back' },
-  { keys: ['?'], action: 'Show these shortcuts' },
+  { keys: ['/'], action: 'search' },
+  { keys: ['u'], action: 'upload' },
+  { keys: ['←', '→', '↑', '↓'], action: 'move' },
+  { keys: ['Home', 'End'], action: 'firstLast' },
+  { keys: ['Enter'], action: 'open' },
+  { keys: ['Space'], action: 'select' },
+  { keys: ['Shift', 'click'], action: 'range' },
+  { keys: ['Delete'], action: 'delete' },
+  { keys: ['Esc'], action: 'escape' },
+  { keys: ['←', '→'], action: 'step' },
+  { keys: ['f'], action: 'fullscreen' },
+  { keys: ['doubleClick'], action: 'zoom' },
+  { keys: ['?'], action: 'help' },
 ];
 
 /** Input types whose keys are not text: keys pressed on them may still be shortcuts. */

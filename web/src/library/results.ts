@@ -1,4 +1,5 @@
 import type { ItemResult } from '../api/types';
+import { translate } from '../i18n';
 
 /** Names listed in a failure message before "and N more". */
 const NAMED = 3;
@@ -12,7 +13,11 @@ export interface ResultSummary {
 }
 
 export interface SummaryOptions {
-  /** Past participle of the action: "moved", "tagged", "restored". */
+  /**
+   * The action in the form the library.summary sentences take in the active language (a past participle in English and
+   * German, "moved", "verschoben"; a noun of action in French, "Déplacement"; an infinitive in Spanish, "mover"): one of
+   * library.verbs, or a word of another area in the same form.
+   */
   verb: string;
   /** The item's name as the user knows it (null when unknown: the message says "#id"). */
   nameOf: (result: ItemResult) => string | null | undefined;
@@ -25,17 +30,17 @@ export interface SummaryOptions {
 function names(items: ItemResult[], nameOf: SummaryOptions['nameOf']): string {
   const shown = items.slice(0, NAMED).map((r) => {
     const name = nameOf(r);
-    return name ? `“${name}”` : `#${r.id}`;
+    return name ? translate('library.quoted', { name }) : translate('library.summary.byId', { id: r.id });
   });
   const more = items.length - shown.length;
-  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
+  return more > 0 ? translate('library.summary.more', { names: shown.join(', '), n: more }) : shown.join(', ');
 }
 
 /** The server's reason without the field prefix it starts with ("tags: asset 9 would have…" → "asset 9 would have…"). */
 function reasonOf(result: ItemResult, notFound: string): string {
   if (result.code === 'NOT_FOUND') return notFound;
-  const text = (result.error ?? result.code ?? 'failed').replace(/^[a-z_]+: /, '');
-  return text || 'failed';
+  const text = (result.error ?? result.code ?? '').replace(/^[a-z_]+: /, '');
+  return text || translate('library.summary.failed');
 }
 
 /**
@@ -43,28 +48,34 @@ function reasonOf(result: ItemResult, notFound: string): string {
  * grouped by reason, a few named in each group.
  */
 export function summarizeResults(results: ItemResult[], options: SummaryOptions): ResultSummary {
-  const notFound = options.notFound ?? 'not found: deleted or moved to the trash meanwhile';
+  const notFound = options.notFound ?? translate('library.summary.notFound');
   const failed = results.filter((r) => !r.ok);
   const total = options.total ?? results.length;
   const ok = total - failed.length;
   if (!failed.length) return { ok, failed, failure: null };
 
+  const verb = options.verb;
   if (total === 1) {
     const only = failed[0]!;
-    return { ok, failed, failure: `${names([only], options.nameOf)} could not be ${options.verb} (${reasonOf(only, notFound)}).` };
+    return { ok, failed, failure: translate('library.summary.one', { name: names([only], options.nameOf), verb, reason: reasonOf(only, notFound) }) };
   }
   const groups = new Map<string, ItemResult[]>();
   for (const r of failed) {
     const reason = reasonOf(r, notFound);
     groups.set(reason, [...(groups.get(reason) ?? []), r]);
   }
-  const detail = [...groups].map(([reason, items]) => `${names(items, options.nameOf)} (${reason})`).join('; ');
-  const head = ok === 0 ? `None of the ${total} could be ${options.verb}` : `${failed.length} of ${total} could not be ${options.verb}`;
-  const failure = `${head}: ${detail}.`;
+  const detail = [...groups].map(([reason, items]) => translate('library.summary.group', { names: names(items, options.nameOf), reason })).join('; ');
+  const failure =
+    ok === 0
+      ? translate('library.summary.none', { total, verb, detail })
+      : translate('library.summary.some', { failed: failed.length, total, verb, detail }, failed.length);
   return { ok, failed, failure };
 }
 
-/** "1 asset", "3 assets". */
+/**
+ * "1 asset", "3 assets": English only. Callers in the converted areas use a catalogue plural instead
+ * (`t('library.assetCount', { n }, n)`); this stays for the callers not converted yet.
+ */
 export function count(n: number, noun: string, plural = `${noun}s`): string {
   return `${n} ${n === 1 ? noun : plural}`;
 }

@@ -1,4 +1,5 @@
 import type { TimelineAnswer } from '../api/overview';
+import { translate } from '../i18n';
 import { formatDate } from '../util/format';
 
 /**
@@ -35,7 +36,7 @@ export function timelineSections(answer: TimelineAnswer): TimelineSection[] {
     sections.push({ key: month, label: monthLabel(month), year: month.slice(0, 4), count, start });
     start += count;
   }
-  if (answer.undated > 0) sections.push({ key: 'undated', label: 'No date', year: null, count: answer.undated, start });
+  if (answer.undated > 0) sections.push({ key: 'undated', label: translate('library.timeline.noDate'), year: null, count: answer.undated, start });
   return sections;
 }
 
@@ -55,7 +56,7 @@ export function scrubberYears(sections: readonly TimelineSection[]): { year: str
     const year = section.year ?? 'undated';
     const last = years[years.length - 1];
     if (last?.year === year) last.sections.push(section);
-    else years.push({ year, label: section.year ?? 'No date', sections: [section] });
+    else years.push({ year, label: section.year ?? translate('library.timeline.noDate'), sections: [section] });
   }
   return years;
 }

@@ -1,4 +1,5 @@
 import type { VideoPreview } from '../api/types';
+import { translate } from '../i18n';
 
 /**
  * How the asset page plays a version (issue #15). Videos play their web-playable preview (an
@@ -28,8 +29,10 @@ export function playbackOf(v: PlayableVersion, poster: string | null = null): Pl
   if (preview?.status === 'pending') return { kind: 'preparing', poster, fallback: v.file_url };
   if (!v.file_url) return null;
   if (preview && (preview.status === 'unavailable' || preview.status === 'failed')) {
-    const why = preview.note ? ` (${preview.note.replace(/\.$/, '')})` : '';
-    return { kind: 'video', src: v.file_url, poster, note: `No playable preview could be made${why}. This is the original file, which this browser may not play.` };
+    const note = preview.note
+      ? translate('asset.preview.noPlayableWhy', { why: preview.note.replace(/\.$/, '') })
+      : translate('asset.preview.noPlayable');
+    return { kind: 'video', src: v.file_url, poster, note };
   }
   return { kind: 'video', src: v.file_url, poster, note: null };
 }

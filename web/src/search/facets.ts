@@ -1,4 +1,5 @@
 import type { FacetCounts, FacetField, SearchRequest } from '../api/types';
+import { translate } from '../i18n';
 import { searchRequest, type LibraryQuery } from './filters';
 
 /**
@@ -91,4 +92,4 @@ export function takenYears(facets: Facets): FacetValue[] {
 }
 
 /** A label with its count in parentheses, for <option>s: "Landscape (4)". */
-export const withCount = (label: string, count: number | undefined) => (count === undefined ? label : `${label} (${count})`);
+export const withCount = (label: string, count: number | undefined) => (count === undefined ? label : translate('search.withCount', { label, n: count }));

@@ -34,33 +34,36 @@ export const PER_PAGE = 24;
 /** Values counted per facet field (the most frequent first). */
 export const MAX_FACET_VALUES = 10;
 
-export const FILE_TYPES: { value: FileType; label: string }[] = [
-  { value: 'image', label: 'Images' },
-  { value: 'video', label: 'Videos' },
-  { value: 'audio', label: 'Audio' },
-  { value: 'document', label: 'Documents' },
-  { value: 'archive', label: 'Archives' },
-  { value: 'other', label: 'Other' },
+/** The file types to filter by; each one's label is search.fileTypes.<value>. */
+export const FILE_TYPES: { value: FileType }[] = [
+  { value: 'image' },
+  { value: 'video' },
+  { value: 'audio' },
+  { value: 'document' },
+  { value: 'archive' },
+  { value: 'other' },
 ];
 
-export const SORTS: { value: SortBy; label: string }[] = [
-  { value: 'modified_at:desc', label: 'Recently modified' },
-  { value: 'modified_at:asc', label: 'Least recently modified' },
-  { value: 'created_at:desc', label: 'Newest first' },
-  { value: 'created_at:asc', label: 'Oldest first' },
-  { value: 'display_file_name:asc', label: 'Name A–Z' },
-  { value: 'display_file_name:desc', label: 'Name Z–A' },
-  { value: 'file_size:desc', label: 'Largest first' },
-  { value: 'file_size:asc', label: 'Smallest first' },
-  { value: 'taken_at:desc', label: 'Date taken, newest' },
-  { value: 'taken_at:asc', label: 'Date taken, oldest' },
+/** The orders to sort by; each one's label is search.sorts.<key>. */
+export const SORTS: { value: SortBy; key: string }[] = [
+  { value: 'modified_at:desc', key: 'modified_at_desc' },
+  { value: 'modified_at:asc', key: 'modified_at_asc' },
+  { value: 'created_at:desc', key: 'created_at_desc' },
+  { value: 'created_at:asc', key: 'created_at_asc' },
+  { value: 'display_file_name:asc', key: 'display_file_name_asc' },
+  { value: 'display_file_name:desc', key: 'display_file_name_desc' },
+  { value: 'file_size:desc', key: 'file_size_desc' },
+  { value: 'file_size:asc', key: 'file_size_asc' },
+  { value: 'taken_at:desc', key: 'taken_at_desc' },
+  { value: 'taken_at:asc', key: 'taken_at_asc' },
 ];
 
-export const MODIFIED_WITHIN: { days: number; label: string }[] = [
-  { days: 1, label: 'Last 24 hours' },
-  { days: 7, label: 'Last 7 days' },
-  { days: 30, label: 'Last 30 days' },
-  { days: 365, label: 'Last year' },
+/** "Modified within" choices; each one's label is search.within.d<days>. */
+export const MODIFIED_WITHIN: { days: number }[] = [
+  { days: 1 },
+  { days: 7 },
+  { days: 30 },
+  { days: 365 },
 ];
 
 export function emptyQuery(): LibraryQuery {

@@ -1,4 +1,6 @@
 import { ApiError } from '../api/http';
+import { translate } from '../i18n';
+import { formatNumber } from '../util/format';
 
 /**
  * The public page of a shared link (/s/:key, issue #14) without its components: where the
@@ -67,14 +69,11 @@ export interface ShareProblem {
   attemptsLeft?: number;
 }
 
-/** "40 seconds", "1 minute", "14 minutes". */
+/** "40 seconds", "1 minute", "14 minutes" (Intl, in the active language). */
 export function formatWait(seconds: number): string {
-  if (seconds < 60) {
-    const s = Math.max(1, Math.ceil(seconds));
-    return `${s} second${s === 1 ? '' : 's'}`;
-  }
-  const m = Math.ceil(seconds / 60);
-  return `${m} minute${m === 1 ? '' : 's'}`;
+  const long = (value: number, unit: 'second' | 'minute') => formatNumber(value, { style: 'unit', unit, unitDisplay: 'long' });
+  if (seconds < 60) return long(Math.max(1, Math.ceil(seconds)), 'second');
+  return long(Math.ceil(seconds / 60), 'minute');
 }
 
 /**
@@ -83,45 +82,38 @@ export function formatWait(seconds: number): string {
  * are one 404 on purpose (the server does not tell them apart), and so is this page.
  */
 export function shareProblem(err: unknown): ShareProblem {
-  if (!(err instanceof ApiError)) return { kind: 'error', title: 'Something went wrong', detail: err instanceof Error ? err.message : String(err) };
-  if (err.isNetwork) return { kind: 'network', title: 'The server could not be reached', detail: 'Check your connection and try again.' };
+  const t = translate;
+  if (!(err instanceof ApiError)) return { kind: 'error', title: t('shares.problem.error'), detail: err instanceof Error ? err.message : String(err) };
+  if (err.isNetwork) return { kind: 'network', title: t('shares.problem.network'), detail: t('shares.problem.networkDetail') };
   switch (err.status) {
     case 404:
-      return {
-        kind: 'gone',
-        title: 'This link is not available',
-        detail: 'It may have expired or been revoked, or the address is not complete. Ask the person who sent it for a new link.',
-      };
+      return { kind: 'gone', title: t('shares.problem.gone'), detail: t('shares.problem.goneDetail') };
     case 401:
       if (err.code === 'SHARE_PASSWORD_WRONG') {
         const left = typeof err.details.attempts_left === 'number' ? err.details.attempts_left : undefined;
         return {
           kind: 'wrong-password',
-          title: 'Wrong password',
-          detail: left === undefined ? 'Check the password and try again.' : left > 0 ? `${left} more ${left === 1 ? 'try' : 'tries'} before a pause.` : 'That was the last try before a pause.',
+          title: t('shares.problem.wrongPassword'),
+          detail: left === undefined ? t('shares.problem.wrongPasswordDetail') : t('shares.problem.triesLeft', { n: left }, left),
           attemptsLeft: left,
         };
       }
-      return { kind: 'password', title: 'This link is protected by a password', detail: 'Enter the password you were given with the link.' };
+      return { kind: 'password', title: t('shares.problem.password'), detail: t('shares.problem.passwordDetail') };
     case 410:
-      return {
-        kind: 'limit',
-        title: 'The download limit of this link has been reached',
-        detail: 'The files can still be viewed here, but not downloaded. Ask the person who sent the link if you need them.',
-      };
+      return { kind: 'limit', title: t('shares.problem.limit'), detail: t('shares.problem.limitDetail') };
     case 403:
-      return { kind: 'downloads-off', title: 'Downloads are not allowed', detail: 'This link lets you view the files, not download them.' };
+      return { kind: 'downloads-off', title: t('shares.problem.downloadsOff'), detail: t('shares.problem.downloadsOffDetail') };
     case 429: {
       const retryAfter = typeof err.details.retry_after === 'number' ? err.details.retry_after : undefined;
       const wrongPasswords = /wrong password/i.test(err.message);
       return {
         kind: 'rate-limited',
-        title: wrongPasswords ? 'Too many wrong passwords' : 'Too many requests',
-        detail: retryAfter ? `Try again in ${formatWait(retryAfter)}.` : 'Wait a little and try again.',
+        title: wrongPasswords ? t('shares.problem.tooManyPasswords') : t('shares.problem.tooManyRequests'),
+        detail: retryAfter ? t('shares.problem.tryAgainIn', { wait: formatWait(retryAfter) }) : t('shares.problem.waitALittle'),
         retryAfter,
       };
     }
     default:
-      return { kind: 'error', title: 'Something went wrong', detail: err.message };
+      return { kind: 'error', title: t('shares.problem.error'), detail: err.message };
   }
 }

@@ -1,4 +1,5 @@
 import type { Share, ShareCreateRequest, SharePatch, ShareTarget } from '../api/shares';
+import { translate } from '../i18n';
 import { formatDate, formatNumber } from '../util/format';
 
 /**
@@ -66,20 +67,21 @@ export interface Option<T> {
  */
 export function expiryOptions(opts: { isAdmin: boolean; current?: number | null; editing?: boolean; now?: number; maxDays?: number | null }): Option<ExpiryChoice>[] {
   const options: Option<ExpiryChoice>[] = [];
-  if (opts.editing) options.push({ value: 'keep', label: `Keep: ${describeExpiry(opts.current ?? null, opts.now)}` });
-  const prefix = opts.editing ? 'From now: ' : '';
+  if (opts.editing) options.push({ value: 'keep', label: translate('shares.expiry.keep', { expiry: describeExpiry(opts.current ?? null, opts.now) }) });
+  const preset = (days: number) => translate(opts.editing ? 'shares.expiry.fromNowDays' : 'shares.expiry.days', { n: days }, days);
+  const year = translate(opts.editing ? 'shares.expiry.fromNowYear' : 'shares.expiry.year');
   options.push(
-    { value: '1d', label: `${prefix}1 day` },
-    { value: '7d', label: `${prefix}7 days` },
-    { value: '30d', label: `${prefix}30 days` },
-    { value: '90d', label: `${prefix}90 days` },
-    { value: '365d', label: `${prefix}1 year` },
-    { value: 'date', label: 'Until a date…' },
+    { value: '1d', label: preset(1) },
+    { value: '7d', label: preset(7) },
+    { value: '30d', label: preset(30) },
+    { value: '90d', label: preset(90) },
+    { value: '365d', label: year },
+    { value: 'date', label: translate('shares.expiry.untilDate') },
   );
   // Issue #28: a manager's presets stop at the workspace's cap (share_max_expiry_days); the server refuses later ones.
   const cap = opts.isAdmin ? null : (opts.maxDays ?? null);
   if (cap !== null) return options.filter((o) => (PRESET_DAYS[o.value] ?? 0) <= cap);
-  if (opts.isAdmin && !(opts.editing && opts.current === null)) options.push({ value: 'never', label: 'Never expires' });
+  if (opts.isAdmin && !(opts.editing && opts.current === null)) options.push({ value: 'never', label: translate('shares.expiry.never') });
   return options;
 }
 
@@ -122,24 +124,24 @@ export function lastAllowedDay(maxDays: number | null | undefined, now = Date.no
 export function formProblem(form: ShareForm, now = Date.now(), maxDays: number | null = null): { field: keyof ShareForm; message: string } | null {
   if (form.expiry === 'date') {
     const at = endOfDay(form.date);
-    if (at === null) return { field: 'date', message: 'Choose the last day the link works.' };
-    if (at <= now / 1000) return { field: 'date', message: 'The date has passed: choose today or a later day.' };
+    if (at === null) return { field: 'date', message: translate('shares.form.chooseDay') };
+    if (at <= now / 1000) return { field: 'date', message: translate('shares.form.datePassed') };
     if (maxDays !== null && at > now / 1000 + maxDays * DAY) {
-      return { field: 'date', message: `In this workspace a link may last at most ${maxDays} days; a workspace admin can set a later date.` };
+      return { field: 'date', message: translate('shares.form.dateCap', { n: maxDays }, maxDays) };
     }
   }
-  if (form.passwordMode === 'set' && form.password.length === 0) return { field: 'password', message: 'Type the password, or choose no password.' };
+  if (form.passwordMode === 'set' && form.password.length === 0) return { field: 'password', message: translate('shares.form.passwordMissing') };
   if (form.passwordMode === 'set' && form.password.length < MIN_PASSWORD) {
-    return { field: 'password', message: `The password needs at least ${MIN_PASSWORD} characters; “Suggest a passphrase” makes one that is easy to pass on.` };
+    return { field: 'password', message: translate('shares.form.passwordShort', { n: MIN_PASSWORD }) };
   }
-  if (form.password.length > MAX_PASSWORD) return { field: 'password', message: `The password can have at most ${MAX_PASSWORD} characters.` };
+  if (form.password.length > MAX_PASSWORD) return { field: 'password', message: translate('shares.form.passwordLong', { n: MAX_PASSWORD }) };
   if (form.allowDownload && form.limitDownloads) {
     const n = form.maxDownloads;
     if (n === null || !Number.isInteger(n) || n < 1 || n > MAX_DOWNLOADS) {
-      return { field: 'maxDownloads', message: `The download limit is a whole number from 1 to ${formatNumber(MAX_DOWNLOADS)}.` };
+      return { field: 'maxDownloads', message: translate('shares.form.limitRange', { max: formatNumber(MAX_DOWNLOADS) }) };
     }
   }
-  if (form.description.length > MAX_DESCRIPTION) return { field: 'description', message: `The description can have at most ${MAX_DESCRIPTION} characters.` };
+  if (form.description.length > MAX_DESCRIPTION) return { field: 'description', message: translate('shares.form.descriptionLong', { n: formatNumber(MAX_DESCRIPTION) }) };
   return null;
 }
 
@@ -183,21 +185,22 @@ export function patchRequest(link: Share, form: ShareForm, now = Date.now()): Sh
 
 /** "Never expires", "Expires in 3 days (12 Jun 2026, 14:00)", "Expires in 5 hours", "Expired on 2 Jun 2026, 09:00". */
 export function describeExpiry(expiresAt: number | null, now = Date.now()): string {
-  if (expiresAt === null) return 'Never expires';
+  if (expiresAt === null) return translate('shares.expiry.never');
   const left = expiresAt - now / 1000;
   const when = formatDate(expiresAt);
-  if (left <= 0) return `Expired on ${when}`;
-  if (left < 3600) return `Expires in ${Math.max(1, Math.round(left / 60))} min (${when})`;
-  if (left < 2 * DAY) return `Expires in ${Math.round(left / 3600)} h (${when})`;
-  return `Expires in ${Math.round(left / DAY)} days (${when})`;
+  if (left <= 0) return translate('shares.expiry.expiredOn', { when });
+  if (left < 3600) return translate('shares.expiry.inMinutes', { n: Math.max(1, Math.round(left / 60)), when });
+  if (left < 2 * DAY) return translate('shares.expiry.inHours', { n: Math.round(left / 3600), when });
+  const days = Math.round(left / DAY);
+  return translate('shares.expiry.inDays', { n: days, when }, days);
 }
 
 /** "3 of 20 downloads", "3 downloads" (no limit), "Downloads off". */
 export function describeDownloads(link: Pick<Share, 'allow_download' | 'download_count' | 'max_downloads'>): string {
-  if (!link.allow_download) return 'Downloads off';
-  const made = `${link.download_count}`;
-  if (link.max_downloads === null) return `${made} download${link.download_count === 1 ? '' : 's'}`;
-  return `${made} of ${link.max_downloads} download${link.max_downloads === 1 ? '' : 's'}`;
+  if (!link.allow_download) return translate('shares.downloads.off');
+  const made = formatNumber(link.download_count);
+  if (link.max_downloads === null) return translate('shares.downloads.count', { n: made }, link.download_count);
+  return translate('shares.downloads.ofLimit', { n: made, max: formatNumber(link.max_downloads) }, link.max_downloads);
 }
 
 export interface TargetNames {
@@ -213,27 +216,27 @@ export interface TargetNames {
 export function describeTarget(link: Pick<Share, 'target' | 'asset_ids' | 'folder_id' | 'collection_id' | 'version_id'>, names: TargetNames = {}): string {
   switch (link.target) {
     case 'folder': {
-      if (link.folder_id === null) return 'A deleted folder';
+      if (link.folder_id === null) return translate('shares.target.deletedFolder');
       const name = names.folderName?.(link.folder_id);
-      return name ? `Folder “${name}”` : `Folder #${link.folder_id}`;
+      return name ? translate('shares.target.folder', { name }) : translate('shares.target.folderId', { id: link.folder_id });
     }
     case 'collection': {
-      if (link.collection_id === null) return 'A deleted collection';
+      if (link.collection_id === null) return translate('shares.target.deletedCollection');
       const name = names.collectionName?.(link.collection_id);
-      return name ? `Collection “${name}”` : `Collection #${link.collection_id}`;
+      return name ? translate('shares.target.collection', { name }) : translate('shares.target.collectionId', { id: link.collection_id });
     }
     case 'version':
-      return link.version_id === null ? 'A deleted version' : 'One version of an asset';
+      return translate(link.version_id === null ? 'shares.target.deletedVersion' : 'shares.target.version');
     case 'assets': {
       const n = link.asset_ids.length;
       if (n === 1) {
         const name = names.assetName?.(link.asset_ids[0]!);
-        return name ? `“${name}”` : 'One asset';
+        return name ? translate('shares.target.asset', { name }) : translate('shares.target.oneAsset');
       }
-      return n === 0 ? 'No assets left' : `${n} assets`;
+      return n === 0 ? translate('shares.target.noAssets') : translate('shares.target.assets', { n }, n);
     }
     default:
-      return 'Shared files';
+      return translate('shares.target.files');
   }
 }
 

@@ -1,6 +1,7 @@
 import { onScopeDispose, ref, shallowRef } from 'vue';
 import { publicShareApi, withShareToken, type PublicShareApi } from '../api/public-share';
 import type { PublicShare, ShareItem } from '../api/shares';
+import { translate } from '../i18n';
 import { followDownload } from '../util/save';
 import { shareProblem, ShareTokenStore, type ShareProblem } from './public';
 
@@ -127,7 +128,7 @@ export function usePublicShare(key: () => string, deps: Partial<PublicShareDeps>
       if (current.downloads_left !== null) share.value = { ...current, downloads_left: Math.max(0, current.downloads_left - 1) };
     } catch (err) {
       const p = shareProblem(err);
-      if (p.kind === 'password') askPassword({ ...p, detail: 'Your access to this link has ended. Enter the password again.' });
+      if (p.kind === 'password') askPassword({ ...p, detail: translate('shares.problem.accessEnded') });
       else if (p.kind === 'gone') fail(p);
       else {
         if (p.kind === 'limit') share.value = { ...current, downloads_left: 0 };

@@ -8,11 +8,8 @@ import { ref } from 'vue';
 export type ThemeChoice = 'system' | 'light' | 'dark';
 
 const THEME_KEY = 'dam.theme';
-export const THEMES: { value: ThemeChoice; label: string }[] = [
-  { value: 'system', label: 'System' },
-  { value: 'light', label: 'Light' },
-  { value: 'dark', label: 'Dark' },
-];
+/** The choices, in the order the account menu offers them (their names: `shell.themes.<value>` in the catalogues). */
+export const THEMES: { value: ThemeChoice }[] = [{ value: 'system' }, { value: 'light' }, { value: 'dark' }];
 
 function saved(): ThemeChoice {
   try {

@@ -1,13 +1,8 @@
 import type { RegistrationMode } from '../api/admin';
 import { currentLocale, translate } from '../i18n';
 
-/** The instance's registration modes (issue #27), each with who may create an account. */
-export const REGISTRATION_MODES: { value: RegistrationMode; label: string; hint: string }[] = [
-  { value: 'open', label: 'Open', hint: 'Anyone can create an account.' },
-  { value: 'domains', label: 'E-mail domains', hint: 'People with an e-mail address of the domains below, and people invited to a workspace.' },
-  { value: 'invite', label: 'Invitation only', hint: 'Only people invited to a workspace; any workspace admin can invite.' },
-  { value: 'closed', label: 'Closed', hint: 'Only instance admins bring people in; workspace admins can add people who already have an account.' },
-];
+/** The instance's registration modes (issue #27); each one's name and who may create an account are `team.registration.modes` / `modeHints`. */
+export const REGISTRATION_MODES: readonly RegistrationMode[] = ['open', 'domains', 'invite', 'closed'];
 
 /** What the registration page tells a visitor who may not simply register, or null when anyone may. */
 export function registrationNotice(mode: RegistrationMode, domains: readonly string[]): string | null {

@@ -1,13 +1,17 @@
 import type { Role } from '../api/types';
+import { translate } from '../i18n';
 
-/** The roles of a workspace, weakest first, with what each may do (seed 5.5). */
-export const ROLES: { value: Role; label: string; hint: string }[] = [
-  { value: 'viewer', label: 'Viewer', hint: 'Sees and downloads assets' },
-  { value: 'manager', label: 'Manager', hint: 'Also uploads, edits, organises, restores versions' },
-  { value: 'admin', label: 'Admin', hint: 'Also manages members and the workspace' },
-];
+/** The roles of a workspace, weakest first (seed 5.5); what each may do is `team.roleHints` in the catalogues. */
+export const ROLES: readonly Role[] = ['viewer', 'manager', 'admin'];
 
-export const roleLabel = (role: Role): string => ROLES.find((r) => r.value === role)?.label ?? role;
+/** "Viewer", "Manager": a role as a label (a select, a badge). */
+export const roleLabel = (role: Role): string => (ROLES.includes(role) ? translate(`team.roles.${role}`) : role);
 
-/** "a viewer", "an admin". */
-export const withArticle = (role: Role): string => `${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${roleLabel(role).toLowerCase()}`;
+/** What the role may do: "Sees and downloads assets". */
+export const roleHint = (role: Role): string => translate(`team.roleHints.${role}`);
+
+/** "as a viewer", "as an admin": the role after a verb ("was added as a manager"). */
+export const asRole = (role: Role): string => (ROLES.includes(role) ? translate(`team.asRole.${role}`) : role);
+
+/** "viewer", "manager": a role as a word in running text. */
+export const roleWord = (role: Role): string => (ROLES.includes(role) ? translate(`team.roleWords.${role}`) : role);

@@ -1,4 +1,5 @@
 import type { AdminUser } from '../api/admin';
+import { translate } from '../i18n';
 
 /** What an instance admin can do to another account from the users page (issue #27). */
 export type UserAction = 'disable' | 'enable' | 'make-admin' | 'remove-admin' | 'password-link' | 'delete';
@@ -6,9 +7,11 @@ export type UserAction = 'disable' | 'enable' | 'make-admin' | 'remove-admin' | 
 /** The actions offered for an account, as its menu lists them. */
 export function actionsOf(u: AdminUser): { key: UserAction; label: string; danger?: boolean }[] {
   return [
-    u.disabled ? { key: 'enable', label: 'Enable account' } : { key: 'disable', label: 'Disable account', danger: true },
-    u.is_instance_admin ? { key: 'remove-admin', label: 'Remove instance admin' } : { key: 'make-admin', label: 'Make instance admin' },
-    { key: 'password-link', label: 'New password link' },
-    { key: 'delete', label: 'Delete account…', danger: true },
+    u.disabled ? { key: 'enable', label: translate('team.userActions.enable') } : { key: 'disable', label: translate('team.userActions.disable'), danger: true },
+    u.is_instance_admin
+      ? { key: 'remove-admin', label: translate('team.userActions.removeAdmin') }
+      : { key: 'make-admin', label: translate('team.userActions.makeAdmin') },
+    { key: 'password-link', label: translate('team.userActions.passwordLink') },
+    { key: 'delete', label: translate('team.userActions.delete'), danger: true },
   ];
 }

@@ -3,6 +3,7 @@ import { DEFAULT_RETRY } from '../../../sdk/src/retry';
 import { abortUpload, uploadFile, type PartPut, type PartResponse } from '../../../sdk/src/upload';
 import { xhrPutPart } from '../../../sdk/src/xhr';
 import { damClient, toClientError } from '../api/sdk';
+import { translate } from '../i18n';
 import type { UploadRef } from '../api/storage';
 import { resumeStore, type ResumeStore } from './resume-store';
 
@@ -105,7 +106,7 @@ export class MultipartUpload {
       return { assetId: result.assetId };
     } catch (err) {
       if (this.controller.signal.aborted && this.state === 'cancelled') throw err;
-      const failure = toClientError(err, 'The connection to the storage failed');
+      const failure = toClientError(err, translate('upload.storageFailed'));
       this.error = failure instanceof Error ? failure.message : String(failure);
       this.setState('failed');
       // Stop the other parts; the upload stays remembered, so trying again resumes it.

@@ -1,4 +1,5 @@
 import { searchApi } from '../api/search';
+import { translate } from '../i18n';
 
 /**
  * Issue #27: which uploaded files turned out unreadable. The server checks a file when it makes its preview,
@@ -48,7 +49,7 @@ async function unreadableOf(workspaceId: number, ids: number[]): Promise<Map<num
   });
   for (const hit of res.results[0]?.hits ?? []) {
     const doc = hit.document;
-    if (doc.unreadable) found.set(Number(doc.id), doc.unreadable_reason ?? 'The file could not be read.');
+    if (doc.unreadable) found.set(Number(doc.id), doc.unreadable_reason ?? translate('upload.unreadableFallback'));
   }
   return found;
 }

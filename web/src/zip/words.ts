@@ -1,17 +1,18 @@
 import type { ZipEntry, ZipImport } from '../api/zip';
+import { translate } from '../i18n';
 
-/** Why an entry of an archive is not extracted, in a reader's words (GET /zip/list's `problem`). */
+/** Why an entry of an archive is not extracted, in a reader's words (GET /zip/list's `problem`): its message key. */
 const PROBLEMS: Record<NonNullable<ZipEntry['problem']>, string> = {
-  unsafe_name: 'unsafe name',
-  symlink: 'symbolic link',
-  special_file: 'special file',
+  unsafe_name: 'unsafeName',
+  symlink: 'symlink',
+  special_file: 'specialFile',
   encrypted: 'encrypted',
-  unsupported_compression: 'unsupported compression',
+  unsupported_compression: 'unsupportedCompression',
 };
 
 export function entryProblem(entry: ZipEntry): string | null {
-  if (entry.problem) return PROBLEMS[entry.problem];
-  return entry.encrypted ? PROBLEMS.encrypted : null;
+  const key = entry.problem ? PROBLEMS[entry.problem] : entry.encrypted ? PROBLEMS.encrypted : null;
+  return key ? translate(`zip.problem.${key}`) : null;
 }
 
 /** The entry's own name (its last path segment) for a saved file. */
@@ -21,8 +22,6 @@ export function entryFileName(entry: ZipEntry): string {
 
 /** "12 entries imported (files and folders), 1 skipped" of a finished import. */
 export function importSummary(job: ZipImport): string {
-  const parts = [`${job.imported} ${job.imported === 1 ? 'entry' : 'entries'} imported (files and folders)`];
-  if (job.skipped) parts.push(`${job.skipped} skipped`);
-  if (job.failed) parts.push(`${job.failed} failed`);
-  return parts.join(', ');
+  const variant = job.skipped && job.failed ? 'skippedFailed' : job.skipped ? 'skipped' : job.failed ? 'failed' : 'done';
+  return translate(`zip.summary.${variant}`, { n: job.imported, skipped: job.skipped, failed: job.failed }, job.imported);
 }

@@ -6,6 +6,10 @@ export default {
   saving: 'Wird gespeichert…',
   cancel: 'Abbrechen',
   close: 'Schließen',
+  confirm: 'Bestätigen',
+  ok: 'OK',
+  dismiss: 'Ausblenden',
+  nothingToChoose: 'Es gibt noch nichts zur Auswahl.',
   retry: 'Erneut versuchen',
   tryAgain: 'Noch einmal versuchen',
   or: 'oder',
@@ -13,6 +17,7 @@ export default {
   name: 'Name',
   password: 'Passwort',
   goToLibrary: 'Zur Bibliothek',
+  actions: 'Aktionen',
   backToLibrary: '← Bibliothek',
   state: {
     loading: 'Wird geladen…',

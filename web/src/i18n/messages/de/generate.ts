@@ -1,3 +1,33 @@
 import type { Messages } from '../en';
 
-export default {} satisfies Messages['generate'];
+export default {
+  title: 'Bilder generieren',
+  limitResets: '{message}. Weitere können ab {when} angefragt werden.',
+  notConfigured: 'Die Bildgenerierung ist auf diesem Server nicht eingerichtet.',
+  failedShort: 'Die Generierung ist fehlgeschlagen.',
+  slow: 'Das dauert länger als üblich. Das Bild erscheint in der Bibliothek, sobald es fertig ist. | Das dauert länger als üblich. Die Bilder erscheinen in der Bibliothek, sobald sie fertig sind.',
+  retrying: 'Neuer Versuch: {reason}',
+  waiting: 'Warten auf den Bilddienst…',
+  ready: '{made} von {n} Bild fertig… | {made} von {n} Bildern fertig…',
+  drawing: '{n} Bild wird gezeichnet… | {n} Bilder werden gezeichnet…',
+  size: {
+    square: 'Quadratisch, {w} × {h}',
+    landscape: 'Querformat, {w} × {h}',
+    portrait: 'Hochformat, {w} × {h}',
+  },
+  prompt: 'Beschreiben Sie das Bild',
+  promptPlaceholder: 'Ein Rotfuchs im Neuschnee, Morgenlicht',
+  negative: 'Weglassen',
+  optional: '(optional)',
+  negativePlaceholder: 'Text, Wasserzeichen',
+  sizeLabel: 'Größe',
+  count: 'Bilder',
+  hint: 'In {place}. Jedes Bild wird ein Asset, wie bei einem Upload. Nicht jede Größe funktioniert mit jedem Bildmodell.',
+  asking: 'Wird angefragt…',
+  generate: 'Generieren',
+  quoted: '„{prompt}“',
+  failed: 'Die Bilder konnten nicht generiert werden.',
+  madeBefore: '{n} Bild wurde davor erstellt und ist in der Bibliothek. | {n} Bilder wurden davor erstellt und sind in der Bibliothek.',
+  progress: 'Fortschritt der Generierung',
+  change: 'Beschreibung ändern',
+} satisfies Messages['generate'];

@@ -1,3 +1,40 @@
 import type { Messages } from '../en';
 
-export default {} satisfies Messages['trash'];
+export default {
+  title: 'Papierkorb',
+  items: '{n} Element | {n} Elemente',
+  restore: 'Wiederherstellen',
+  restoreN: '{n} wiederherstellen',
+  empty: 'Papierkorb leeren',
+  note: 'Gelöschte Assets, Ordner und Sammlungen bleiben hier und werden dann endgültig gelöscht.',
+  noteDays: 'Gelöschte Assets, Ordner und Sammlungen bleiben hier {n} Tag lang und werden dann endgültig gelöscht. | Gelöschte Assets, Ordner und Sammlungen bleiben hier {n} Tage lang und werden dann endgültig gelöscht.',
+  noteRestore: 'Beim Wiederherstellen kommen sie dorthin zurück, wo sie waren; ein Ordner kommt mit allem zurück, was mit ihm gelöscht wurde.',
+  loading: 'Der Papierkorb wird geladen…',
+  missing: 'Dieser Server hat keinen Papierkorb',
+  error: 'Der Papierkorb konnte nicht geladen werden',
+  isEmpty: 'Der Papierkorb ist leer',
+  isEmptyText: 'Was Sie in der Bibliothek löschen, wartet hier, bevor es endgültig verschwindet.',
+  selectAll: 'Alle auf dieser Seite auswählen',
+  name: 'Name',
+  deletedBy: 'Gelöscht von',
+  deleted: 'Gelöscht',
+  purged: 'Endgültig gelöscht',
+  formerMember: 'ein ehemaliges Mitglied',
+  kinds: {
+    asset: 'Asset',
+    folder: 'Ordner',
+    collection: 'Sammlung',
+  },
+  restored: '{n} Element wiederhergestellt | {n} Elemente wiederhergestellt',
+  notInTrash: 'nicht mehr im Papierkorb',
+  restoredVerb: 'wiederhergestellt',
+  emptied: 'Papierkorb geleert: {counts} endgültig gelöscht',
+  alreadyEmpty: 'Der Papierkorb war bereits leer',
+  counts: {
+    asset: '{n} Asset | {n} Assets',
+    folder: '{n} Ordner | {n} Ordner',
+    collection: '{n} Sammlung | {n} Sammlungen',
+  },
+  confirmTitle: 'Den Papierkorb leeren?',
+  confirmText: '{n} Element im Papierkorb wird mit seinen Dateien und Versionen endgültig gelöscht. Das kann nicht rückgängig gemacht werden. | Alle {n} Elemente im Papierkorb werden mit ihren Dateien und Versionen endgültig gelöscht. Das kann nicht rückgängig gemacht werden.',
+} satisfies Messages['trash'];

@@ -1,2 +1,136 @@
 /** Area "activity": activity logs: the asset history and the workspace activity. English is the source of truth (web/src/i18n/README.md). */
-export default {};
+export default {
+  title: 'Activity',
+  refresh: 'Refresh',
+  loading: 'Loading activity…',
+  missing: 'The activity log is not available on this server',
+  error: 'The activity could not be loaded',
+  empty: 'No activity yet',
+  emptyText: 'Uploads, edits, moves, shares and downloads appear here as they happen.',
+  entries: 'Activity entries',
+  loadingMore: 'Loading…',
+  loadMore: 'Load more',
+  /**
+   * What was done, after the actor's name ("Ada" + "edited {subject}"). {subject} is the item's name (the page
+   * makes it a link); keep it exactly once where the sentence has it.
+   */
+  actions: {
+    asset: {
+      upload: 'uploaded {subject}',
+      update: 'edited {subject}',
+      move: 'moved {subject}',
+      trash: 'moved {subject} to the trash',
+      restore: 'restored {subject} from the trash',
+      delete: 'deleted {subject} for good',
+    },
+    version: {
+      upload: 'uploaded a new version of {subject}',
+      restore: 'restored an earlier version of {subject}',
+      delete: 'deleted version {subject}',
+    },
+    folder: {
+      create: 'created the folder {subject}',
+      update: 'edited the folder {subject}',
+      move: 'moved the folder {subject}',
+      trash: 'moved the folder {subject} to the trash',
+      restore: 'restored the folder {subject} from the trash',
+      delete: 'deleted the folder {subject} for good',
+    },
+    collection: {
+      create: 'created the collection {subject}',
+      update: 'edited the collection {subject}',
+      trash: 'moved the collection {subject} to the trash',
+      restore: 'restored the collection {subject} from the trash',
+      delete: 'deleted the collection {subject} for good',
+      add_assets: 'added assets to the collection {subject}',
+      remove_assets: 'removed assets from the collection {subject}',
+    },
+    member: {
+      add: 'added {subject} to the workspace',
+      remove: 'removed {subject} from the workspace',
+      role: 'changed the role of {subject}',
+      invite: 'invited {subject}',
+      uninvite: 'revoked the invitation of {subject}',
+      join: 'joined the workspace',
+    },
+    workspace: {
+      rename: 'renamed the workspace to {subject}',
+      settings: 'changed the settings of the workspace {subject}',
+      empty_trash: 'emptied the trash',
+      purge_trash: 'deleted old items from the trash for good',
+    },
+    share: {
+      create: 'created the shared link {subject}',
+      update: 'changed the shared link {subject}',
+      revoke: 'revoked the shared link {subject}',
+    },
+  },
+  /** More precise sentences, where the changes tell more. */
+  detail: {
+    renamed: 'renamed {subject}',
+    retagged: 'changed the tags of {subject}',
+    madePublic: 'made {subject} public',
+    madePrivate: 'made {subject} private',
+    renamedFolder: 'renamed the folder {subject}',
+    renamedCollection: 'renamed the collection {subject}',
+    /** {version}: "v1". */
+    restoredVersion: 'restored {version} of {subject}',
+    addedAssets: 'added {n} asset to the collection {subject} | added {n} assets to the collection {subject}',
+    removedAssets: 'removed {n} asset from the collection {subject} | removed {n} assets from the collection {subject}',
+    /** {role}: activity.roles. */
+    addedAs: 'added {subject} to the workspace as {role}',
+    invitedAs: 'invited {subject} as {role}',
+    joinedAs: 'joined the workspace as {role}',
+    /** {counts}: "3 assets, 1 folder". */
+    emptiedTrash: 'emptied the trash ({counts})',
+    purgedTrash: 'deleted old items from the trash for good ({counts})',
+  },
+  counts: {
+    asset: '{n} asset | {n} assets',
+    folder: '{n} folder | {n} folders',
+    collection: '{n} collection | {n} collections',
+  },
+  roles: {
+    viewer: 'viewer',
+    manager: 'manager',
+    admin: 'admin',
+  },
+  fields: {
+    display_file_name: 'Name',
+    name: 'Name',
+    description: 'Description',
+    tags: 'Tags',
+    visibility: 'Visibility',
+    folder_id: 'Folder',
+    parent_id: 'Parent folder',
+    version: 'Version',
+    file_name: 'File',
+    file_size: 'Size',
+    mime_type: 'Type',
+    role: 'Role',
+    expires_at: 'Expires',
+    has_password: 'Password',
+    password: 'Password',
+    allow_download: 'Downloads',
+    max_downloads: 'Download limit',
+    metadata: 'Metadata',
+  },
+  values: {
+    never: 'never',
+    set: 'set',
+    none: 'none',
+    allowed: 'allowed',
+    notAllowed: 'not allowed',
+    noLimit: 'no limit',
+    topLevel: 'top level',
+    folderId: 'folder #{id}',
+    public: 'public',
+    private: 'private',
+    quoted: '“{value}”',
+  },
+  metadataKey: 'Metadata “{key}”',
+  otherKeys: 'and {n} other key changed | and {n} other keys changed',
+  andMore: '{value} (and {n} more)',
+  /** A changed field's name before its values: "Name: “a” → “b”". */
+  lineLabel: '{label}:',
+};

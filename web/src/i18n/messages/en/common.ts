@@ -5,6 +5,10 @@ export default {
   saving: 'Saving…',
   cancel: 'Cancel',
   close: 'Close',
+  confirm: 'Confirm',
+  ok: 'OK',
+  dismiss: 'Dismiss',
+  nothingToChoose: 'There is nothing to choose from yet.',
   retry: 'Retry',
   tryAgain: 'Try again',
   or: 'or',
@@ -12,6 +16,7 @@ export default {
   name: 'Name',
   password: 'Password',
   goToLibrary: 'Go to the library',
+  actions: 'Actions',
   backToLibrary: '← Library',
   state: {
     loading: 'Loading…',

@@ -1,2 +1,32 @@
 /** Area "generate": image generation: the generate dialog and its limits. English is the source of truth (web/src/i18n/README.md). */
-export default {};
+export default {
+  title: 'Generate images',
+  limitResets: '{message}. More can be asked for from {when}.',
+  notConfigured: 'Image generation is not set up on this server.',
+  failedShort: 'The generation failed.',
+  slow: 'This is taking longer than usual. The image appears in the library when ready. | This is taking longer than usual. The images appear in the library when ready.',
+  retrying: 'Trying again: {reason}',
+  waiting: 'Waiting for the image service…',
+  ready: '{made} of {n} image ready… | {made} of {n} images ready…',
+  drawing: 'Drawing {n} image… | Drawing {n} images…',
+  size: {
+    square: 'Square, {w} × {h}',
+    landscape: 'Landscape, {w} × {h}',
+    portrait: 'Portrait, {w} × {h}',
+  },
+  prompt: 'Describe the image',
+  promptPlaceholder: 'A red fox in fresh snow, morning light',
+  negative: 'Leave out',
+  optional: '(optional)',
+  negativePlaceholder: 'Text, watermarks',
+  sizeLabel: 'Size',
+  count: 'Images',
+  hint: 'Into {place}. Each image becomes an asset, like an upload. Not every size works with every image model.',
+  asking: 'Asking…',
+  generate: 'Generate',
+  quoted: '“{prompt}”',
+  failed: 'The images could not be generated.',
+  madeBefore: '{n} image was made before that and is in the library. | {n} images were made before that and are in the library.',
+  progress: 'Generation progress',
+  change: 'Change the prompt',
+};

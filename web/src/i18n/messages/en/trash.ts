@@ -1,2 +1,41 @@
 /** Area "trash": the trash: deleted items, restore, empty trash. English is the source of truth (web/src/i18n/README.md). */
-export default {};
+export default {
+  title: 'Trash',
+  items: '{n} item | {n} items',
+  restore: 'Restore',
+  restoreN: 'Restore {n}',
+  empty: 'Empty trash',
+  note: 'Deleted assets, folders and collections stay here, then they are deleted for good.',
+  noteDays: 'Deleted assets, folders and collections stay here for {n} day, then they are deleted for good. | Deleted assets, folders and collections stay here for {n} days, then they are deleted for good.',
+  noteRestore: 'Restoring puts them back where they were; a folder comes back with what was deleted with it.',
+  loading: 'Loading the trash…',
+  missing: 'This server has no trash',
+  error: 'The trash could not be loaded',
+  isEmpty: 'The trash is empty',
+  isEmptyText: 'What you delete in the library waits here before it is gone for good.',
+  selectAll: 'Select all on this page',
+  name: 'Name',
+  deletedBy: 'Deleted by',
+  deleted: 'Deleted',
+  purged: 'Deleted for good',
+  formerMember: 'a former member',
+  kinds: {
+    asset: 'Asset',
+    folder: 'Folder',
+    collection: 'Collection',
+  },
+  restored: '{n} item restored | {n} items restored',
+  /** Why a restore failed for an item. */
+  notInTrash: 'no longer in the trash',
+  /** The action in the form library.summary takes (library.verbs): a past participle (en, de), a noun of action (fr), an infinitive (es). */
+  restoredVerb: 'restored',
+  emptied: 'Trash emptied: {counts} deleted for good',
+  alreadyEmpty: 'The trash was already empty',
+  counts: {
+    asset: '{n} asset | {n} assets',
+    folder: '{n} folder | {n} folders',
+    collection: '{n} collection | {n} collections',
+  },
+  confirmTitle: 'Empty the trash?',
+  confirmText: 'All {n} item in the trash is deleted for good, with its files and versions. This cannot be undone. | All {n} items in the trash are deleted for good, with their files and versions. This cannot be undone.',
+};

@@ -1,2 +1,36 @@
 /** Area "zip": ZIP archives: download as ZIP, the entries panel, extract. English is the source of truth (web/src/i18n/README.md). */
-export default {};
+export default {
+  problem: {
+    unsafeName: 'unsafe name',
+    symlink: 'symbolic link',
+    specialFile: 'special file',
+    encrypted: 'encrypted',
+    unsupportedCompression: 'unsupported compression',
+  },
+  summary: {
+    done: '{n} entry imported (files and folders) | {n} entries imported (files and folders)',
+    skipped: '{n} entry imported (files and folders), {skipped} skipped | {n} entries imported (files and folders), {skipped} skipped',
+    failed: '{n} entry imported (files and folders), {failed} failed | {n} entries imported (files and folders), {failed} failed',
+    skippedFailed:
+      '{n} entry imported (files and folders), {skipped} skipped, {failed} failed | {n} entries imported (files and folders), {skipped} skipped, {failed} failed',
+  },
+  invalid: 'This file is not a readable ZIP archive, so its contents cannot be listed.',
+  extracted: 'Extracted: {summary}',
+  extractedSentence: 'Extracted: {summary}.',
+  title: 'Archive contents',
+  extractToFolder: 'Extract to a folder',
+  extracting: 'Extracting… {percent} ({done} of {total} entries)',
+  openFolder: 'Open the folder',
+  failed: 'The extraction failed.',
+  failedReason: 'The extraction failed: {reason}.',
+  reading: 'Reading the archive…',
+  listFailed: 'The contents could not be listed',
+  empty: 'The archive is empty.',
+  entries: 'Entries',
+  notExtracted: 'Not extracted: {problem}',
+  downloadNamed: 'Download {name}',
+  pickTitle: 'Extract into a folder',
+  folder: 'Folder',
+  extract: 'Extract',
+  pickHint: 'Each directory of the archive becomes a folder, each file a new asset. Unsafe entries are skipped and reported.',
+};

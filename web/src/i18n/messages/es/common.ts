@@ -6,6 +6,10 @@ export default {
   saving: 'Guardando…',
   cancel: 'Cancelar',
   close: 'Cerrar',
+  confirm: 'Confirmar',
+  ok: 'Aceptar',
+  dismiss: 'Descartar',
+  nothingToChoose: 'Todavía no hay nada que elegir.',
   retry: 'Reintentar',
   tryAgain: 'Volver a intentarlo',
   or: 'o',
@@ -13,6 +17,7 @@ export default {
   name: 'Nombre',
   password: 'Contraseña',
   goToLibrary: 'Ir a la biblioteca',
+  actions: 'Acciones',
   backToLibrary: '← Biblioteca',
   state: {
     loading: 'Cargando…',

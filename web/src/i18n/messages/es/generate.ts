@@ -1,3 +1,33 @@
 import type { Messages } from '../en';
 
-export default {} satisfies Messages['generate'];
+export default {
+  title: 'Generar imágenes',
+  limitResets: '{message}. Podrás pedir más a partir de {when}.',
+  notConfigured: 'La generación de imágenes no está configurada en este servidor.',
+  failedShort: 'La generación falló.',
+  slow: 'Está tardando más de lo normal. La imagen aparecerá en la biblioteca cuando esté lista. | Está tardando más de lo normal. Las imágenes aparecerán en la biblioteca cuando estén listas.',
+  retrying: 'Reintentando: {reason}',
+  waiting: 'Esperando al servicio de imágenes…',
+  ready: '{made} de {n} imagen lista… | {made} de {n} imágenes listas…',
+  drawing: 'Dibujando {n} imagen… | Dibujando {n} imágenes…',
+  size: {
+    square: 'Cuadrada, {w} × {h}',
+    landscape: 'Horizontal, {w} × {h}',
+    portrait: 'Vertical, {w} × {h}',
+  },
+  prompt: 'Describe la imagen',
+  promptPlaceholder: 'Un zorro rojo en la nieve fresca, luz de la mañana',
+  negative: 'Excluir',
+  optional: '(opcional)',
+  negativePlaceholder: 'Texto, marcas de agua',
+  sizeLabel: 'Tamaño',
+  count: 'Imágenes',
+  hint: 'En {place}. Cada imagen se convierte en un recurso, como una subida. No todos los tamaños funcionan con todos los modelos de imagen.',
+  asking: 'Solicitando…',
+  generate: 'Generar',
+  quoted: '«{prompt}»',
+  failed: 'No se pudieron generar las imágenes.',
+  madeBefore: '{n} imagen se creó antes de eso y está en la biblioteca. | {n} imágenes se crearon antes de eso y están en la biblioteca.',
+  progress: 'Progreso de la generación',
+  change: 'Cambiar la descripción',
+} satisfies Messages['generate'];

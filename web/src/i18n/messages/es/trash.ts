@@ -1,3 +1,40 @@
 import type { Messages } from '../en';
 
-export default {} satisfies Messages['trash'];
+export default {
+  title: 'Papelera',
+  items: '{n} elemento | {n} elementos',
+  restore: 'Restaurar',
+  restoreN: 'Restaurar {n}',
+  empty: 'Vaciar papelera',
+  note: 'Los recursos, carpetas y colecciones eliminados se quedan aquí y después se eliminan definitivamente.',
+  noteDays: 'Los recursos, carpetas y colecciones eliminados se quedan aquí {n} día y después se eliminan definitivamente. | Los recursos, carpetas y colecciones eliminados se quedan aquí {n} días y después se eliminan definitivamente.',
+  noteRestore: 'Al restaurarlos vuelven a donde estaban; una carpeta vuelve con lo que se eliminó con ella.',
+  loading: 'Cargando la papelera…',
+  missing: 'Este servidor no tiene papelera',
+  error: 'No se ha podido cargar la papelera',
+  isEmpty: 'La papelera está vacía',
+  isEmptyText: 'Lo que eliminas en la biblioteca espera aquí antes de desaparecer definitivamente.',
+  selectAll: 'Seleccionar todo en esta página',
+  name: 'Nombre',
+  deletedBy: 'Eliminado por',
+  deleted: 'Eliminado',
+  purged: 'Eliminación definitiva',
+  formerMember: 'un antiguo miembro',
+  kinds: {
+    asset: 'Recurso',
+    folder: 'Carpeta',
+    collection: 'Colección',
+  },
+  restored: '{n} elemento restaurado | {n} elementos restaurados',
+  notInTrash: 'ya no está en la papelera',
+  restoredVerb: 'restaurar',
+  emptied: 'Papelera vaciada: {counts} eliminados definitivamente',
+  alreadyEmpty: 'La papelera ya estaba vacía',
+  counts: {
+    asset: '{n} recurso | {n} recursos',
+    folder: '{n} carpeta | {n} carpetas',
+    collection: '{n} colección | {n} colecciones',
+  },
+  confirmTitle: '¿Vaciar la papelera?',
+  confirmText: '{n} elemento de la papelera se elimina definitivamente, con sus archivos y versiones. No se puede deshacer. | Los {n} elementos de la papelera se eliminan definitivamente, con sus archivos y versiones. No se puede deshacer.',
+} satisfies Messages['trash'];

@@ -6,6 +6,10 @@ export default {
   saving: 'Enregistrement…',
   cancel: 'Annuler',
   close: 'Fermer',
+  confirm: 'Confirmer',
+  ok: 'OK',
+  dismiss: 'Masquer',
+  nothingToChoose: 'Il n’y a encore rien à choisir.',
   retry: 'Réessayer',
   tryAgain: 'Réessayer',
   or: 'ou',
@@ -13,6 +17,7 @@ export default {
   name: 'Nom',
   password: 'Mot de passe',
   goToLibrary: 'Aller à la bibliothèque',
+  actions: 'Actions',
   backToLibrary: '← Bibliothèque',
   state: {
     loading: 'Chargement…',

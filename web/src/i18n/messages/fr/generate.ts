@@ -1,3 +1,33 @@
 import type { Messages } from '../en';
 
-export default {} satisfies Messages['generate'];
+export default {
+  title: 'Générer des images',
+  limitResets: '{message}. Vous pourrez en demander d’autres à partir de {when}.',
+  notConfigured: 'La génération d’images n’est pas configurée sur ce serveur.',
+  failedShort: 'La génération a échoué.',
+  slow: 'Cela prend plus de temps que d’habitude. L’image apparaîtra dans la bibliothèque une fois prête. | Cela prend plus de temps que d’habitude. Les images apparaîtront dans la bibliothèque une fois prêtes.',
+  retrying: 'Nouvelle tentative : {reason}',
+  waiting: 'En attente du service d’images…',
+  ready: '{made} image sur {n} prête… | {made} images sur {n} prêtes…',
+  drawing: 'Création de {n} image… | Création de {n} images…',
+  size: {
+    square: 'Carré, {w} × {h}',
+    landscape: 'Paysage, {w} × {h}',
+    portrait: 'Portrait, {w} × {h}',
+  },
+  prompt: 'Décrivez l’image',
+  promptPlaceholder: 'Un renard roux dans la neige fraîche, lumière du matin',
+  negative: 'À exclure',
+  optional: '(facultatif)',
+  negativePlaceholder: 'Texte, filigranes',
+  sizeLabel: 'Taille',
+  count: 'Images',
+  hint: 'Dans {place}. Chaque image devient une ressource, comme un téléversement. Toutes les tailles ne fonctionnent pas avec tous les modèles d’image.',
+  asking: 'Demande en cours…',
+  generate: 'Générer',
+  quoted: '« {prompt} »',
+  failed: 'Les images n’ont pas pu être générées.',
+  madeBefore: '{n} image a été créée avant cela et se trouve dans la bibliothèque. | {n} images ont été créées avant cela et se trouvent dans la bibliothèque.',
+  progress: 'Progression de la génération',
+  change: 'Modifier la description',
+} satisfies Messages['generate'];

@@ -1,3 +1,40 @@
 import type { Messages } from '../en';
 
-export default {} satisfies Messages['trash'];
+export default {
+  title: 'Corbeille',
+  items: '{n} élément | {n} éléments',
+  restore: 'Restaurer',
+  restoreN: 'Restaurer {n}',
+  empty: 'Vider la corbeille',
+  note: 'Les ressources, dossiers et collections supprimés restent ici, puis sont supprimés définitivement.',
+  noteDays: 'Les ressources, dossiers et collections supprimés restent ici pendant {n} jour, puis sont supprimés définitivement. | Les ressources, dossiers et collections supprimés restent ici pendant {n} jours, puis sont supprimés définitivement.',
+  noteRestore: 'La restauration les remet là où ils étaient ; un dossier revient avec ce qui a été supprimé avec lui.',
+  loading: 'Chargement de la corbeille…',
+  missing: 'Ce serveur n’a pas de corbeille',
+  error: 'La corbeille n’a pas pu être chargée',
+  isEmpty: 'La corbeille est vide',
+  isEmptyText: 'Ce que vous supprimez dans la bibliothèque attend ici avant de disparaître définitivement.',
+  selectAll: 'Tout sélectionner sur cette page',
+  name: 'Nom',
+  deletedBy: 'Supprimé par',
+  deleted: 'Supprimé',
+  purged: 'Suppression définitive',
+  formerMember: 'un ancien membre',
+  kinds: {
+    asset: 'Ressource',
+    folder: 'Dossier',
+    collection: 'Collection',
+  },
+  restored: '{n} élément restauré | {n} éléments restaurés',
+  notInTrash: 'n’est plus dans la corbeille',
+  restoredVerb: 'Restauration',
+  emptied: 'Corbeille vidée : {counts} supprimé(s) définitivement',
+  alreadyEmpty: 'La corbeille était déjà vide',
+  counts: {
+    asset: '{n} ressource | {n} ressources',
+    folder: '{n} dossier | {n} dossiers',
+    collection: '{n} collection | {n} collections',
+  },
+  confirmTitle: 'Vider la corbeille ?',
+  confirmText: 'L’élément de la corbeille est supprimé définitivement, avec ses fichiers et ses versions. Cette action est irréversible. | Les {n} éléments de la corbeille sont supprimés définitivement, avec leurs fichiers et leurs versions. Cette action est irréversible.',
+} satisfies Messages['trash'];
