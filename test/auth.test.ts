@@ -65,8 +65,8 @@ describe.each(dialects)('accounts and sessions on %s', (dialect) => {
       // The token is immediately usable and the personal workspace is the user's.
       const who = await me(t, body.token);
       expect(who.statusCode).toBe(200);
-      // GET /auth/me adds the account's phone number (issue #13) to the seed's user.
-      expect(who.json()).toEqual({ user: { ...body.user, phone: null, is_instance_admin: true, must_change_password: false, has_password: true }, workspaces: body.workspaces });
+      // GET /auth/me adds the account's phone number (issue #13) and its language (issue #29, null: the browser's) to the seed's user.
+      expect(who.json()).toEqual({ user: { ...body.user, phone: null, is_instance_admin: true, must_change_password: false, has_password: true, locale: null }, workspaces: body.workspaces });
       const ws = await t.request({ method: 'GET', url: `/workspaces/${body.workspaces[0]!.id}`, token: body.token });
       expect(ws.statusCode).toBe(200);
       expect(ws.json()).toMatchObject({ success: true, data: { id: body.workspaces[0]!.id, role: 'admin' } });
@@ -135,7 +135,7 @@ describe.each(dialects)('accounts and sessions on %s', (dialect) => {
       expect(body.user).toEqual(account.user);
       expect(body.workspaces).toEqual(account.workspaces);
       expect(body.token).not.toBe(account.token);
-      expect((await me(t, body.token)).json<AuthBody>().user).toEqual({ ...account.user, phone: null, is_instance_admin: false, must_change_password: false, has_password: true });
+      expect((await me(t, body.token)).json<AuthBody>().user).toEqual({ ...account.user, phone: null, is_instance_admin: false, must_change_password: false, has_password: true, locale: null });
     });
 
     it('matches the e-mail case-insensitively', async () => {
@@ -169,7 +169,7 @@ describe.each(dialects)('accounts and sessions on %s', (dialect) => {
       const a = await registerUser(t, { name: 'Me Myself' });
       const res = await me(t, a.token);
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ user: { id: a.user.id, email: a.user.email, name: 'Me Myself', phone: null, is_instance_admin: false, must_change_password: false, has_password: true }, workspaces: a.workspaces });
+      expect(res.json()).toEqual({ user: { id: a.user.id, email: a.user.email, name: 'Me Myself', phone: null, is_instance_admin: false, must_change_password: false, has_password: true, locale: null }, workspaces: a.workspaces });
     });
 
     it('logout revokes only the current session', async () => {

@@ -134,7 +134,7 @@ describe.each(dialects)('the account phone number on %s', (dialect) => {
 
   const me = (who: Account) => t.request({ method: 'GET', url: '/auth/me', token: who.token });
   /** The account as GET /auth/me answers it (issue #27 added the admin and password flags; the first account is the instance admin). */
-  const account = (who: Account) => ({ ...who.user, is_instance_admin: expect.any(Boolean) as unknown as boolean, must_change_password: false, has_password: true });
+  const account = (who: Account) => ({ ...who.user, is_instance_admin: expect.any(Boolean) as unknown as boolean, must_change_password: false, has_password: true, locale: null });
   const patch = (who: Account, payload: Record<string, unknown>) => t.request({ method: 'PATCH', url: '/auth/me', token: who.token, payload });
 
   it('a new account has none', async () => {
