@@ -59,16 +59,9 @@ export default tseslint.config(
   direction(['src/storage/**/*.ts', 'src/media/**/*.ts', 'src/zip/**/*.ts'], ['routes', 'services', 'jobs', 'http']),
   direction(['src/http/**/*.ts'], ['routes', 'services']),
   direction(['src/http/schemas.ts', 'src/http/unreadable-schemas.ts', 'src/http/json-limits.ts'], ['routes'], schemasOnly()),
-  // Upward imports not removed yet (issue #29), each allowed in its file only:
+  // The one upward import not removed yet (issue #29), allowed in its file only:
   // - the bulk body reuses the search schemas' q, query_by and filter_by; search/schemas.ts is to move to contracts/.
   direction(['src/contracts/bulk.ts'], ['routes'], schemasOnly(['search/schemas\\.js$'])),
-  // - the local store's part and CORS-rule types live in storage/object-store.ts, which the uploads repository returns.
-  direction(['src/repositories/uploads.ts'], ['routes', 'services', 'jobs', 'http', 'media', 'zip']),
-  // - the job queue's lock-candidate type lives with the queue's dialects (jobs/dialects/types.ts).
-  direction(['src/repositories/jobs.ts'], ['routes', 'services', 'storage', 'http', 'media', 'zip']),
-  // - http/'s hooks take the service they front: the answer cache (cached-answer.ts, metrics.ts), the idempotency
-  //   service (idempotency.ts), the auth service (auth-hook.ts); their interfaces are to move below http/.
-  direction(['src/http/cached-answer.ts', 'src/http/metrics.ts', 'src/http/idempotency.ts', 'src/http/auth-hook.ts'], ['routes']),
   // The web client (web/): Vue single-file components, typed through web/tsconfig.json.
   ...pluginVue.configs['flat/recommended'].map((config) => ({ ...config, files: ['web/**/*.vue'] })),
   {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { appError } from '../errors.js';
-import type { AuthService, Caller } from '../services/auth-service.js';
+import type { Caller } from '../domain/caller.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,7 +32,12 @@ function bearerToken(header: string | undefined): string | undefined {
  * to the 404 handler untouched. Public routes also get `security: []` in the
  * OpenAPI document, so the document and the behaviour cannot drift apart.
  */
-export function installAuthHook(app: FastifyInstance, auth: AuthService): void {
+/** What the hook needs of the auth service (services/auth-service.ts): a bearer token to its caller, or an error. */
+export interface Authenticator {
+  authenticate(token: string): Promise<Caller>;
+}
+
+export function installAuthHook(app: FastifyInstance, auth: Authenticator): void {
   app.decorateRequest('caller', null as unknown as Caller);
 
   app.addHook('onRoute', (route) => {

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { AnswerCache } from '../services/answer-cache.js';
+import type { AnswerCache } from '../domain/answer-cache.js';
 
 /**
  * Sends the 200 answer of `compute`, serialized by the route's own response schema (what Fastify would send

@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { appError } from '../errors.js';
-import { IN_USE_RETRY_AFTER, type Claim, type IdempotencyService } from '../services/idempotency-service.js';
+import { IN_USE_RETRY_AFTER, type Claim, type IdempotencyKeeper } from '../domain/idempotency.js';
 import { spooledPaths } from './multipart.js';
 import { ErrorBody } from './schemas.js';
 
@@ -106,7 +106,7 @@ function withHook<T>(existing: T | T[] | undefined, hook: T): T[] {
  * claimed in a route-level preHandler, so after authentication, validation (a schema 400 claims
  * nothing) and every instance-level hook, just before the handler; the answer is kept in onSend.
  */
-export function installIdempotency(app: FastifyInstance, service: IdempotencyService): void {
+export function installIdempotency(app: FastifyInstance, service: IdempotencyKeeper): void {
   const claims = new WeakMap<FastifyRequest, Claim>();
 
   async function claimOrReplay(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {

@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { DatabaseHandle } from '../db/database.js';
 import type { JobOutcome } from '../jobs/queue.js';
 import type { JobQueueStat } from '../repositories/jobs.js';
-import type { AnswerCacheStats } from '../services/answer-cache.js';
+import type { AnswerCacheStats } from '../domain/answer-cache.js';
 import { LatencyHistogram, type HistogramSeries } from './latency-histogram.js';
 
 /**

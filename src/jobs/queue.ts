@@ -4,7 +4,7 @@ import type { DB } from '../db/database.js';
 import type { JobRow } from '../db/schema.js';
 import * as jobs from '../repositories/jobs.js';
 import { retryDelay } from './backoff.js';
-import type { LockCandidates } from './dialects/types.js';
+import type { LockCandidates } from '../db/job-locks.js';
 import type { JobKind } from './types.js';
 
 export type JobOutcome = 'succeeded' | 'retrying' | 'failed' | 'lost';

@@ -1,5 +1,6 @@
 import type { DB } from '../db/database.js';
 import type { IdempotencyKeyRow } from '../db/schema.js';
+import type { StoredAnswer } from '../domain/idempotency.js';
 
 /** SQL of Idempotency-Key (migration 0006): claims, answers, expiry. */
 
@@ -11,11 +12,7 @@ export interface NewClaim {
   now: number;
 }
 
-export interface StoredAnswer {
-  statusCode: number;
-  contentType: string | null;
-  body: string;
-}
+export type { StoredAnswer };
 
 /** Claims the key; false when a row for (user, key) exists (the check and the insert are one statement). */
 export async function claimKey(db: DB, claim: NewClaim): Promise<boolean> {

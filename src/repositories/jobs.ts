@@ -1,6 +1,6 @@
 import type { DB } from '../db/database.js';
 import type { JobRow, JobStatus } from '../db/schema.js';
-import type { LockCandidates } from '../jobs/dialects/types.js';
+import type { LockCandidates } from '../db/job-locks.js';
 
 /** SQL for the jobs table (the durable queue of src/jobs/). Times are Unix seconds. */
 

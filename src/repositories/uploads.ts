@@ -1,6 +1,6 @@
 import type { DB } from '../db/database.js';
 import type { UploadSessionRow } from '../db/schema.js';
-import type { CorsRule, StoredPart } from '../storage/object-store.js';
+import type { CorsRule, StoredPart } from '../domain/object-parts.js';
 
 export async function insertUploadSession(
   db: DB,

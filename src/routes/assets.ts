@@ -2,7 +2,7 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import { assetSight, sightKey } from '../domain/asset-visibility.js';
 import { queryKey, sendCachedAnswer } from '../http/cached-answer.js';
 import { Envelope, IdParams, ok } from '../http/schemas.js';
-import type { AnswerCache } from '../services/answer-cache.js';
+import type { AnswerCache } from '../domain/answer-cache.js';
 import type { FreshReads } from '../services/fresh-reads.js';
 import type { CatalogService } from '../services/catalog-service.js';
 import { AssetDetailSchema, AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf, PermanentQuery } from '../contracts/catalog.js';

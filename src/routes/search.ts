@@ -4,7 +4,7 @@ import { sendCachedAnswer } from '../http/cached-answer.js';
 import { Envelope, ErrorBody, ok } from '../http/schemas.js';
 import type { CollectionName } from '../search/collections.js';
 import { HelperBody, SearchBody, SearchResponse, SearchResult, SuggestionsQuery } from '../search/schemas.js';
-import type { AnswerCache } from '../services/answer-cache.js';
+import type { AnswerCache } from '../domain/answer-cache.js';
 import type { Caller } from '../services/auth-service.js';
 import type { SearchService } from '../services/search-service.js';
 

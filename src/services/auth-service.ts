@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/schema.js';
+import type { Caller } from '../domain/caller.js';
 import { appError } from '../errors.js';
 import { SUPPORTED_LOCALES, type Locale } from '../contracts/locales.js';
 import { checkPhoneNumber, REASON_TEXT } from '../domain/phone-numbers.js';
@@ -39,18 +40,7 @@ export interface AuthResult {
   workspaces: WorkspaceWithRole[];
 }
 
-/** The authenticated caller, attached to each request by the auth hook. */
-export interface Caller {
-  id: number;
-  email: string;
-  name: string;
-  isInstanceAdmin: boolean;
-  sessionId: string;
-  /** Issue #27: an admin set a temporary password; the auth hook refuses most routes until it is changed. */
-  mustChangePassword: boolean;
-  /** The change token of this request's cached reads (services/fresh-reads.ts); absent on PostgreSQL. */
-  changes?: () => string;
-}
+export type { Caller } from '../domain/caller.js';
 
 export function publicUser(u: UserRow): PublicUser {
   return { id: u.id, email: u.email, name: u.name };

@@ -3,7 +3,7 @@ import type { Role } from '../db/schema.js';
 import { notFound } from '../errors.js';
 import { findActiveSessionUser, type SessionUserRow } from '../repositories/sessions.js';
 import { findRole, listWorkspacesOfUser, type WorkspaceWithRole } from '../repositories/workspaces.js';
-import { AnswerCache } from './answer-cache.js';
+import { AnswerCache } from '../domain/answer-cache.js';
 
 /** Who reads: a user, and the change token of their request (Caller.changes). */
 export interface Reader {
@@ -17,7 +17,7 @@ const LIMITS = { entries: 10_000, bytes: 4_000_000, maxAgeSeconds: 30 };
 /**
  * The reads nearly every authenticated request makes (its session, the caller's workspaces, a role), remembered
  * while the database is unchanged (issue #18: with the answer itself cached, these statements were most of what a
- * repeated read cost). They use the database's change token as the answer cache does (services/answer-cache.ts):
+ * repeated read cost). They use the database's change token as the answer cache does (domain/answer-cache.ts):
  * **revocation stays immediate.** A logout, a removed member, a changed role or a deleted user is a write, and any
  * write (by this process, or by another process on the same SQLite file) changes the token, so the next request
  * reads afresh. A session's expiry is a matter of time, not of a write: it is checked against the clock on every

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { appError } from '../errors.js';
+import type { Claim, Outcome } from '../domain/idempotency.js';
 import * as keys from '../repositories/idempotency.js';
 
 /** How long a key answers its first answer again (Stripe's 24 hours). */
@@ -11,16 +12,7 @@ export const IDEMPOTENCY_TTL = 24 * 3600;
  * duration (files are spooled before the claim; the longest step left is streaming one to the store).
  */
 export const ABANDONED_CLAIM_AFTER = 3600;
-/** Seconds a client is told to wait (Retry-After) while the first request with its key runs. */
-export const IN_USE_RETRY_AFTER = 1;
-
-export interface Claim {
-  userId: number;
-  key: string;
-  claimId: string;
-}
-
-export type Outcome = { kind: 'claimed'; claim: Claim } | { kind: 'replay'; answer: keys.StoredAnswer } | { kind: 'in-use' };
+export { IN_USE_RETRY_AFTER, type Claim, type Outcome } from '../domain/idempotency.js';
 
 /**
  * Idempotency-Key (issue #10, after Stripe and the IETF draft "The Idempotency-Key HTTP Header

@@ -11,7 +11,7 @@ import { createObjectStore } from '../storage/index.js';
 import { JobQueue } from '../jobs/queue.js';
 import { lockCandidates } from '../jobs/dialects/index.js';
 import { MediaLinks } from '../media/links.js';
-import { AnswerCache } from './answer-cache.js';
+import { AnswerCache } from '../domain/answer-cache.js';
 import { FreshReads } from './fresh-reads.js';
 import { VersionLifecycle } from './version-lifecycle.js';
 import { VersionService } from './version-service.js';

@@ -1,24 +1,12 @@
 import type { Readable } from 'node:stream';
+import type { CorsRule, StoredPart } from '../domain/object-parts.js';
 
-/** seed 2.3: the rule set of the bucket CORS configuration, in S3's own shape. */
-export interface CorsRule {
-  AllowedMethods: string[];
-  AllowedOrigins: string[];
-  AllowedHeaders?: string[];
-  ExposeHeaders?: string[];
-  MaxAgeSeconds?: number;
-}
+export type { CorsRule, StoredPart };
 
 /** seed 2.3: AllowedMethods GET, POST, PUT, DELETE; AllowedOrigins *; AllowedHeaders *; ExposeHeaders ETAG. */
 export const DEFAULT_CORS_RULES: CorsRule[] = [
   { AllowedMethods: ['GET', 'POST', 'PUT', 'DELETE'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], ExposeHeaders: ['ETag'] },
 ];
-
-export interface StoredPart {
-  PartNumber: number;
-  ETag: string;
-  Size: number;
-}
 
 export interface ObjectInfo {
   size: number;

@@ -15,7 +15,7 @@ export interface DialectSupport {
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
   /**
    * A value that changes whenever the data may have changed, read without a query round trip, for the
-   * answer cache (services/answer-cache.ts). SQLite: `PRAGMA data_version` (commits of other connections:
+   * answer cache (domain/answer-cache.ts). SQLite: `PRAGMA data_version` (commits of other connections:
    * another process on the same file) and `total_changes()` (rows this connection changed, triggers
    * included; a statement that changed nothing, such as the job worker's claim finding no job, does not
    * count). PostgreSQL has no counter that every process sees at no cost: absent, nothing is cached.

@@ -1,4 +1,4 @@
-import type { LockCandidates } from './types.js';
+import type { LockCandidates } from '../../db/job-locks.js';
 
 /**
  * Several processes may share one PostgreSQL: each claim locks the rows it picks and skips

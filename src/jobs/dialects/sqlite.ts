@@ -1,4 +1,4 @@
-import type { LockCandidates } from './types.js';
+import type { LockCandidates } from '../../db/job-locks.js';
 
 /**
  * SQLite is used by one process over one connection: the claim is a single UPDATE statement,

@@ -1,5 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Database } from './schema.js';
 
 /** The select of claimable job ids that a claim turns into an UPDATE ... WHERE id IN (...). */
 export type ClaimCandidates = SelectQueryBuilder<Database, 'jobs', { id: number }>;
