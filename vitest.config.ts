@@ -12,7 +12,7 @@ export default defineConfig({
       // The API through its HTTP interface, on SQLite (and PostgreSQL when configured).
       {
         extends: true,
-        test: { name: 'server', include: ['test/**/*.test.ts'], exclude: ['test/browser/**', 'test/cluster/**', 'test/security/**'], globalSetup: ['test/helpers/pg-global-setup.ts'] },
+        test: { name: 'server', include: ['test/**/*.test.ts'], exclude: ['test/browser/**', 'test/cluster/**', 'test/security/**', 'test/faults/**'], globalSetup: ['test/helpers/pg-global-setup.ts'] },
       },
       // The web client's components and modules, in a simulated DOM.
       {

@@ -7,6 +7,7 @@ import { openMigratedDatabase, type DatabaseHandle } from './db/database.js';
 import { installAuthHook } from './http/auth-hook.js';
 import { installIdempotency } from './http/idempotency.js';
 import { installErrorHandler } from './http/error-handler.js';
+import { FaultMonitor } from './faults/monitor.js';
 import { refuseUndeclaredBodies, validatorCompiler } from './http/validation.js';
 import { AccessLog, loggerOptions } from './http/logging.js';
 import { installBodyDeadlines } from './http/body-deadlines.js';
@@ -95,6 +96,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     db: database.db,
     tokens: new TokenSigner(secrets),
     secrets,
+    faults: new FaultMonitor(),
     now: options.now ?? unixNow,
   };
   const services = buildServices(ctx);
@@ -103,7 +105,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // Every API answer's fixed headers: the security headers and the open CORS policy (seed 1).
   const apiHeaders = Object.freeze({ ...headers.api, ...OPEN_CORS_HEADERS });
   // GET /metrics (issue #18): every answer is recorded (by the access log's completion), 404s and refusals included.
-  const metrics = new AppMetrics({ database, jobStats: () => services.jobs.stats(), now: () => ctx.now(), answerCache: () => services.answers.stats() });
+  const metrics = new AppMetrics({ database, jobStats: () => services.jobs.stats(), now: () => ctx.now(), answerCache: () => services.answers.stats(), faults: () => ctx.faults.stats() });
   const app = Fastify({
     serverFactory: fastHealthServer(apiHeaders),
     // Always a logger ('silent' when the caller wants none): Fastify tells the log controller, which records the
@@ -120,6 +122,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // Issue #28: bodies nested absurdly deep are refused before JSON.parse builds them; slow bodies are cut.
   installJsonParser(app);
   installBodyDeadlines(app, { bodyMs: config.bodyTimeoutMs, uploadIdleMs: config.uploadIdleTimeoutMs });
+  // One log line per fault incident (issue #37), in this app's log.
+  ctx.faults.log = app.log;
+  app.addHook('onClose', () => ctx.faults.close());
   // A failed e-mail is logged, never answered as a failure (issue #27).
   services.outbox.log = app.log;
   // Tools' own output (it may name server paths) is logged, never answered (issue #27).
@@ -137,7 +142,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.addHook('onClose', () => services.exiftool.end());
   if (config.role === 'worker') {
     // DAM_ROLE=worker: jobs and housekeeping; no API, only /healthz and /readyz on PORT for the orchestrator.
-    installErrorHandler(app, config.env === 'development');
+    installErrorHandler(app, config.env === 'development', ctx.faults);
     await app.register(healthRoutes, { ctx });
     await app.register(metricsRoutes, { metrics, token: config.metricsToken });
     worker.start();
@@ -155,7 +160,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.addHook('onClose', () => rateLimitStore.close());
   await app.register(rateLimit, { global: false, ...rateLimitStore.options });
   const limits = signInLimits(app, config, rateLimitStore.signInStore);
-  installErrorHandler(app, config.env === 'development');
+  installErrorHandler(app, config.env === 'development', ctx.faults);
   installAuthHook(app, services.auth);
   // After the auth hook: counts per authenticated user.
   installUserRateLimit(app, config, rateLimitStore.userStore);
@@ -174,7 +179,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(searchRoutes, { search: services.search, answers: services.answers });
   await app.register(overviewRoutes, { overview: services.overview, map: config.map });
   await app.register(storageRoutes, { storage: services.storage });
-  await app.register(storagePartRoutes, { storage: services.storage, bucketCors });
+  await app.register(storagePartRoutes, { storage: services.storage, bucketCors, faults: ctx.faults });
   await app.register(serverUploadRoutes, { uploads: services.serverUpload, config });
   await app.register(versionRoutes, { versions: services.versions, config });
   await app.register(mediaRoutes, { media: services.media });

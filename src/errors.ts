@@ -103,6 +103,15 @@ export const ERRORS = {
   /** issue #17: a webhook event could not be processed (nothing of it was applied); Stripe delivers it again. */
   PAYMENT_WEBHOOK_FAILED: { status: 500, message: 'The webhook event could not be processed; it will be retried' },
   S3_ERROR: { status: 502, message: 'The storage provider failed' },
+  /**
+   * issue #37: the disk (local store, upload spool or SQLite database) is full. Nothing of the request was kept: no
+   * partial object, no version, no quota charge. Answered with Retry-After; it works again once space is freed.
+   */
+  INSUFFICIENT_STORAGE: { status: 507, message: 'There is not enough free disk space to store this; nothing was stored. Try again later' },
+  /** issue #37: the database cannot be reached (restarting, failing over) or did not answer within its timeout. Retry-After. */
+  DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable for the moment; try again shortly' },
+  /** issue #37: the object store failed (5xx), could not be reached or did not answer within its timeout, after the retries. Retry-After. */
+  STORAGE_UNAVAILABLE: { status: 503, message: 'The storage provider is unavailable for the moment; try again shortly' },
   /** seed 4.4: the identity provider could not be reached or answered nonsense. */
   PROVIDER_ERROR: { status: 502, message: 'The identity provider could not be reached' },
   /** issue #13: the image's server could not be reached, timed out, answered an error or redirected too often. */

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DatabaseHandle } from './db/database.js';
 import { runExclusive } from './db/leader-lock.js';
+import { faultOf } from './faults/classify.js';
+import type { FaultMonitor } from './faults/monitor.js';
 import { deleteExpiredCounters } from './repositories/rate-limit-counters.js';
 import type { AppContext } from './context.js';
 import { deleteExpiredSessions } from './repositories/sessions.js';
@@ -18,14 +20,17 @@ export type Sweep = [name: string, body: () => Promise<unknown>];
  * runs a given sweep at a time; one that finds it taken skips it until the next minute. A failing
  * sweep is logged and does not stop the others. On SQLite every sweep runs, as before.
  */
-export async function runSweeps(database: DatabaseHandle, sweeps: readonly Sweep[], log: FastifyBaseLogger): Promise<void> {
+export async function runSweeps(database: DatabaseHandle, sweeps: readonly Sweep[], log: FastifyBaseLogger, faults?: FaultMonitor): Promise<void> {
   for (const [name, body] of sweeps) {
     try {
       await runExclusive(database, `housekeeping:${name}`, async () => {
         await body();
       });
     } catch (err) {
-      log.warn({ err, sweep: name }, 'housekeeping sweep failed');
+      // A fault (issue #37) is one log line per incident, however many sweeps it fails.
+      const fault = faultOf(err);
+      if (fault && faults) faults.report(fault, err, `housekeeping ${name}`);
+      else log.warn({ err, sweep: name }, 'housekeeping sweep failed');
     }
   }
 }
@@ -51,7 +56,7 @@ export function startHousekeeping(app: FastifyInstance, ctx: AppContext, service
     ['usage', () => reconcileUsage(ctx, app.log)],
   ];
   const timer = setInterval(() => {
-    void runSweeps(ctx.database, sweeps, app.log);
+    void runSweeps(ctx.database, sweeps, app.log, ctx.faults);
   }, INTERVAL_MS);
   timer.unref();
   app.addHook('onClose', () => clearInterval(timer));

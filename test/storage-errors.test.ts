@@ -211,21 +211,25 @@ describe.each(STORE_KINDS)('storage errors on the %s store', (kind) => {
 });
 
 /** seed 7.1: the storage provider failing is S3_ERROR (502), whatever the endpoint. */
-describe('S3_ERROR when the S3-compatible store fails', () => {
-  it('answers 502 when nothing listens at the endpoint', async () => {
+describe('S3_ERROR when the S3-compatible store fails, STORAGE_UNAVAILABLE when it cannot be reached', () => {
+  // Issue #37: no answer at all (refused, reset, timed out) after the SDK's retries is 503 STORAGE_UNAVAILABLE with
+  // Retry-After, which clients retry; an answer the provider gave (NoSuchBucket) stays 502 S3_ERROR.
+  it('answers 503 STORAGE_UNAVAILABLE when nothing listens at the endpoint', async () => {
     const port = await freePort();
     const t = await startStorageApp('local', undefined, { config: { storage: s3Storage(`http://127.0.0.1:${port}`, 'dam-test') } });
     try {
       const admin = await registerUser(t);
-      expectError(await startUploadRequest(t, admin, { workspaceId: admin.workspaceId, fileType: 'image/png' }), 502, 'S3_ERROR');
-      expectError(await t.request({ method: 'GET', url: '/storage/getBucketConfig', token: admin.token }), 502, 'S3_ERROR');
-      expectError(await t.request({ method: 'POST', url: '/storage/updateBucketConfig', token: admin.token }), 502, 'S3_ERROR');
+      const started = await startUploadRequest(t, admin, { workspaceId: admin.workspaceId, fileType: 'image/png' });
+      expectError(started, 503, 'STORAGE_UNAVAILABLE');
+      expect(started.headers['retry-after']).toBe('10');
+      expectError(await t.request({ method: 'GET', url: '/storage/getBucketConfig', token: admin.token }), 503, 'STORAGE_UNAVAILABLE');
+      expectError(await t.request({ method: 'POST', url: '/storage/updateBucketConfig', token: admin.token }), 503, 'STORAGE_UNAVAILABLE');
     } finally {
       await t.close();
     }
   });
 
-  it('answers 502 for a bucket that does not exist, and for a download while the provider is down', async () => {
+  it('answers 502 for a bucket that does not exist, and 503 for a download while the provider is down', async () => {
     const s3 = await startS3Server();
     let up = true;
     const t = await startStorageApp('local', undefined, { config: { storage: s3Storage(s3.endpoint, 'no-such-bucket') } });
@@ -239,8 +243,8 @@ describe('S3_ERROR when the S3-compatible store fails', () => {
       const { answer, ref } = await uploadFile(working, user, randomBytes(64));
       await s3.close();
       up = false;
-      expectError(await downloadRequest(working, user, answer.key, ref.workspaceId), 502, 'S3_ERROR');
-      expectError(await startUploadRequest(working, user, { workspaceId: user.workspaceId, fileType: 'image/png' }), 502, 'S3_ERROR');
+      expectError(await downloadRequest(working, user, answer.key, ref.workspaceId), 503, 'STORAGE_UNAVAILABLE');
+      expectError(await startUploadRequest(working, user, { workspaceId: user.workspaceId, fileType: 'image/png' }), 503, 'STORAGE_UNAVAILABLE');
     } finally {
       await t.close();
       await working.close();

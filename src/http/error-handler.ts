@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, ERRORS, type ErrorCode } from '../errors.js';
+import { FAULT_ANSWERS, faultError, faultOf } from '../faults/classify.js';
+import type { FaultMonitor } from '../faults/monitor.js';
 
 interface ValidationIssue {
   instancePath: string;
@@ -46,9 +48,19 @@ function frameworkCode(status: number): ErrorCode {
   return 'VALIDATION_ERROR';
 }
 
-/** The one error handler (seed 7.2). */
-export function installErrorHandler(app: FastifyInstance, exposeStack: boolean): void {
+/**
+ * The one error handler (seed 7.2). A fault (issue #37: a full disk, the database or the object store unavailable) is
+ * answered with its own code (507 INSUFFICIENT_STORAGE, 503 DATABASE_UNAVAILABLE or STORAGE_UNAVAILABLE) and
+ * Retry-After, and reported to `faults` (one log line per incident, not one per request), never a 500.
+ */
+export function installErrorHandler(app: FastifyInstance, exposeStack: boolean, faults?: FaultMonitor): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    const fault = faultOf(error);
+    if (fault) {
+      faults?.report(fault, error, `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`);
+      reply.header('retry-after', String(FAULT_ANSWERS[fault].retryAfter));
+      if (!(error instanceof AppError)) error = faultError(fault);
+    }
     // A streamed answer (a download, a ZIP) that fails before its first byte has set the headers of
     // its file: the error is JSON, without them.
     if (reply.hasHeader('content-disposition')) {

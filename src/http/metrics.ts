@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import type { JobOutcome } from '../jobs/queue.js';
 import type { JobQueueStat } from '../repositories/jobs.js';
 import type { AnswerCacheStats } from '../domain/answer-cache.js';
+import type { FaultStat } from '../faults/monitor.js';
 import { LatencyHistogram, type HistogramSeries } from './latency-histogram.js';
 
 /**
@@ -115,6 +116,24 @@ export class AppMetrics {
     labelNames: ['unit'] as const,
     registers: [this.registry],
   });
+  private readonly faultIncidents = new Counter({
+    name: 'dam_fault_incidents_total',
+    help: 'Fault incidents in this process by fault (disk_full, database_unavailable, storage_unavailable): one per outage, however many requests it failed',
+    labelNames: ['fault'] as const,
+    registers: [this.registry],
+  });
+  private readonly faultFailures = new Counter({
+    name: 'dam_fault_failures_total',
+    help: 'Requests, job runs and sweeps of this process that failed because of a fault, by fault',
+    labelNames: ['fault'] as const,
+    registers: [this.registry],
+  });
+  private readonly faultActive = new Gauge({
+    name: 'dam_fault_active',
+    help: 'Whether an incident of the fault is open in this process (1) or not (0)',
+    labelNames: ['fault'] as const,
+    registers: [this.registry],
+  });
   /** Per "method route status": its latency series and its route's byte totals, found with one lookup. */
   private readonly answers = new Map<string, { latency: HistogramSeries; bytes: ByteTotals }>();
   /**
@@ -131,6 +150,7 @@ export class AppMetrics {
       jobStats: () => Promise<JobQueueStat[]>;
       now: () => number;
       answerCache?: () => AnswerCacheStats;
+      faults?: () => FaultStat[];
     },
   ) {}
 
@@ -191,6 +211,14 @@ export class AppMetrics {
       this.cacheRequests.labels('miss').inc(cache.misses);
       this.cacheSize.labels('answers').set(cache.entries);
       this.cacheSize.labels('bytes').set(cache.bytes);
+    }
+    // Counted by the fault monitor; the counters are set to its totals at each scrape (every fault, 0 included).
+    this.faultIncidents.reset();
+    this.faultFailures.reset();
+    for (const f of this.sources.faults?.() ?? []) {
+      this.faultIncidents.labels(f.fault).inc(f.incidents);
+      this.faultFailures.labels(f.fault).inc(f.failures);
+      this.faultActive.labels(f.fault).set(f.active ? 1 : 0);
     }
     this.received.reset();
     this.sent.reset();

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { describeValidation } from './error-handler.js';
+import { FAULT_ANSWERS, faultError, faultOf } from '../faults/classify.js';
+import type { FaultMonitor } from '../faults/monitor.js';
 
 /**
  * Issue #38: the local store's presigned part URL (PUT /storage/parts/:uploadId/:n) speaks S3's protocol when it
@@ -86,6 +88,13 @@ export function partUploadS3Error(error: FastifyError | AppError, request: PartR
         return { status: 402, code: 'QuotaExceeded', message: error.message };
       case 'S3_ERROR':
         return INTERNAL;
+      // issue #37: S3's own answer for a service that cannot take the request now; S3 clients retry it.
+      case 'DATABASE_UNAVAILABLE':
+      case 'STORAGE_UNAVAILABLE':
+        return { status: 503, code: 'ServiceUnavailable', message: error.message };
+      // S3 has no full disk; MinIO answers a drive past its free-space threshold so (507, XMinioStorageFull).
+      case 'INSUFFICIENT_STORAGE':
+        return { status: 507, code: 'XMinioStorageFull', message: error.message };
       default:
         return byStatus(error.status, error.message);
     }
@@ -97,8 +106,23 @@ export function partUploadS3Error(error: FastifyError | AppError, request: PartR
   return byStatus(error.statusCode ?? 500, error.message);
 }
 
-/** The part route's error handler: the S3 error document, as application/xml, the CORS headers already set kept. */
-export function s3ErrorHandler(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/**
+ * The part route's error handler: the S3 error document, as application/xml, the CORS headers already set kept. A
+ * fault (issue #37) is reported to `faults` and answered with Retry-After, as on the rest of the API.
+ */
+export function s3ErrorHandler(faults?: FaultMonitor) {
+  return (error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const fault = faultOf(error);
+    if (fault) {
+      faults?.report(fault, error, `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`);
+      reply.header('retry-after', String(FAULT_ANSWERS[fault].retryAfter));
+      if (!(error instanceof AppError)) error = faultError(fault);
+    }
+    return answerS3Error(error, request, reply);
+  };
+}
+
+function answerS3Error(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const s3 = partUploadS3Error(error, request);
   if (s3.status >= 500) request.log.error({ err: error }, 'unexpected failure');
   return reply.status(s3.status).header('content-type', 'application/xml').header('x-amz-request-id', request.id).send(s3ErrorXml(s3, request.id));

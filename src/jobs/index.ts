@@ -13,7 +13,7 @@ import { JobWorker, type JobRunObserver } from './worker.js';
 
 /** This process's worker with every handler registered. buildApp starts it and stops it on close. */
 export function createWorker(ctx: AppContext, services: Services, log: FastifyBaseLogger, observe?: JobRunObserver): JobWorker {
-  return new JobWorker(services.jobs, ctx.config.jobs, log, observe)
+  return new JobWorker(services.jobs, ctx.config.jobs, log, observe, ctx.faults)
     .register(makeRenditions(services.renditions))
     .register(readEmbeddedMetadata(services.embeddedMetadata, log))
     .register(generateImages(services.imageGenerationRunner))

@@ -89,6 +89,16 @@ export class JobQueue {
     return last ? 'failed' : 'retrying';
   }
 
+  /**
+   * A run a fault failed (issue #37: the disk full, the database or the object store unavailable): queued again after
+   * `delaySeconds`, without using up an attempt, however long the outage lasts.
+   */
+  async postpone(job: JobRow, worker: string, error: string, delaySeconds: number): Promise<JobOutcome> {
+    const now = this.now();
+    const kept = await jobs.finishJob(this.db, job.id, worker, { status: 'queued', error, now, runAt: now + delaySeconds, refundAttempt: true });
+    return kept ? 'retrying' : 'lost';
+  }
+
   /** Queued and running jobs by kind, for GET /metrics. */
   stats(): Promise<jobs.JobQueueStat[]> {
     return jobs.jobQueueStats(this.db);

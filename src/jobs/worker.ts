@@ -6,6 +6,8 @@ import type { JobsConfig } from '../config.js';
 import type { JobRow } from '../db/schema.js';
 import type { JobOutcome, JobQueue } from './queue.js';
 import { PermanentJobError, type JobHandler } from './types.js';
+import { faultOf } from '../faults/classify.js';
+import type { FaultMonitor } from '../faults/monitor.js';
 
 /** Succeeded jobs are kept this long for the admin view, then pruned; failed ones stay. */
 const KEEP_SUCCEEDED_SECONDS = 7 * 24 * 3600;
@@ -18,6 +20,13 @@ const PRUNE_EVERY_MS = 3600_000;
  * rest of the backlog runs at full width as soon as the uploads pause.
  */
 const UPLOAD_YIELD_MS = 1000;
+
+/**
+ * A run a fault failed waits this long at least, and then as long as the fault has lasted so far, up to
+ * FAULT_DELAY_MAX: a job does not hammer a store or database that is down, and runs soon after a short outage.
+ */
+const FAULT_DELAY_MIN = 5;
+const FAULT_DELAY_MAX = 600;
 
 /** Told of every finished run (GET /metrics: job durations and failures by kind). */
 export type JobRunObserver = (kind: string, outcome: JobOutcome, seconds: number) => void;
@@ -49,6 +58,7 @@ export class JobWorker {
     private readonly config: JobsConfig,
     private readonly log: FastifyBaseLogger,
     private readonly observe: JobRunObserver = () => {},
+    private readonly faults?: FaultMonitor,
   ) {}
 
   register<P>(handler: JobHandler<P>): this {
@@ -91,9 +101,14 @@ export class JobWorker {
       const slots = this.queue.uploadedWithin(UPLOAD_YIELD_MS) ? 1 : this.config.concurrency;
       try {
         started = await this.fill(slots);
+        // A claim answered: the database is back (closes its incident, if one is open).
+        this.faults?.recovered('database_unavailable');
         await this.pruneNowAndThen();
       } catch (err) {
-        this.log.warn({ err }, 'job worker: claiming failed');
+        // A database that is down fails every poll: one log line per incident (issue #37), not one a second.
+        const fault = faultOf(err);
+        if (fault && this.faults) this.faults.report(fault, err, 'job worker: claim');
+        else this.log.warn({ err }, 'job worker: claiming failed');
       }
       if (!this.running) break;
       if (started === 0 || this.active.size >= slots) await this.sleep(this.config.pollIntervalMs);
@@ -158,7 +173,15 @@ export class JobWorker {
 
   private async recordFailure(job: JobRow, handler: JobHandler<never> | undefined, payload: unknown, err: unknown): Promise<JobOutcome | undefined> {
     const message = describe(err);
+    const fault = faultOf(err);
     try {
+      if (fault) {
+        // issue #37: a full disk or an unavailable store or database is not the job's fault: it waits and runs again,
+        // without using up an attempt; the incident is logged once (FaultMonitor), not once per job.
+        this.faults?.report(fault, err, `job ${job.kind}`);
+        const delay = Math.min(FAULT_DELAY_MAX, Math.max(FAULT_DELAY_MIN, this.faults?.activeSeconds(fault) ?? FAULT_DELAY_MIN));
+        return await this.queue.postpone(job, this.id, message, delay);
+      }
       const outcome = await this.queue.fail(job, this.id, message, err instanceof PermanentJobError);
       this.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, outcome, error: message }, 'job failed');
       if (outcome === 'failed' && handler?.onGaveUp && payload !== undefined) await handler.onGaveUp(payload as never, message);

@@ -80,7 +80,7 @@ export async function finishJob(
   db: DB,
   id: number,
   worker: string,
-  outcome: { status: Exclude<JobStatus, 'running'>; runAt?: number; error: string | null; now: number },
+  outcome: { status: Exclude<JobStatus, 'running'>; runAt?: number; error: string | null; now: number; refundAttempt?: boolean },
 ): Promise<boolean> {
   const done = outcome.status === 'succeeded' || outcome.status === 'failed';
   const result = await db
@@ -93,6 +93,8 @@ export async function finishJob(
       updated_at: outcome.now,
       finished_at: done ? outcome.now : null,
       ...(outcome.runAt !== undefined && { run_at: outcome.runAt }),
+      // A run a fault failed (issue #37) does not use up one of the job's attempts.
+      ...(outcome.refundAttempt && { attempts: (eb) => eb('attempts', '-', 1) }),
     })
     .where('id', '=', id)
     .where('locked_by', '=', worker)

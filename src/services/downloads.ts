@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
+import { storeFailure } from '../faults/classify.js';
 import parseRange from 'range-parser';
 import { contentDispositionAttachment } from '../domain/content-disposition.js';
 import { httpDate, notModified, rangeApplies, type DownloadConditions, type DownloadValidator } from '../domain/conditional-download.js';
 import { appError } from '../errors.js';
-import { StoreError, type ObjectStore } from '../storage/object-store.js';
+import type { ObjectStore } from '../storage/object-store.js';
 
 export type { DownloadConditions, DownloadValidator } from '../domain/conditional-download.js';
 export { downloadConditions, renditionValidator, versionValidator } from '../domain/conditional-download.js';
@@ -63,9 +64,9 @@ export async function streamDownload(
   key: string,
   opts: { fileName: string; mimeType: string; conditions: DownloadConditions; validator?: DownloadValidator },
 ): Promise<DownloadResult> {
-  // A provider failure is S3_ERROR (502), as for the read below, not an unexpected 500.
+  // A provider failure is S3_ERROR (502) or STORAGE_UNAVAILABLE (503), as for the read below, not an unexpected 500.
   const info = await store.head(key).catch((err: unknown) => {
-    throw err instanceof StoreError ? appError('S3_ERROR', err.message) : err;
+    throw storeFailure(err);
   });
   if (!info) throw appError('NOT_FOUND', 'The file of this asset is missing from storage');
   const { conditions, validator } = opts;
@@ -86,8 +87,7 @@ export async function streamDownload(
   try {
     body = await store.read(key, range);
   } catch (err) {
-    if (err instanceof StoreError && err.providerCode === 'NoSuchKey') throw appError('NOT_FOUND', 'The file of this asset is missing from storage');
-    throw appError('S3_ERROR', (err as Error).message);
+    throw storeFailure(err);
   }
   if (range) {
     headers['content-range'] = `bytes ${range.start}-${range.end}/${info.size}`;

@@ -1,4 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
+import { faultOf, storeFailure as answerStoreFailure } from '../faults/classify.js';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -26,8 +27,7 @@ export interface DownloadFile {
 }
 
 const storeFailure = (err: unknown): never => {
-  if (err instanceof StoreError && err.providerCode === 'NoSuchKey') throw appError('NOT_FOUND', 'The file of this asset is missing from storage');
-  throw err instanceof StoreError ? appError('S3_ERROR', err.message) : err;
+  throw err instanceof StoreError || faultOf(err) ? answerStoreFailure(err) : err;
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { faultOf, storeFailure as answerStoreFailure } from '../faults/classify.js';
 import { uploadedFileName } from '../domain/file-names.js';
 import { fileTypeOf } from '../domain/file-types.js';
 import { METADATA_LIMITS, jsonLimitViolation } from '../http/json-limits.js';
@@ -26,7 +27,7 @@ import type { MetadataWriteback } from './metadata-writeback.js';
 type MinRole = 'viewer' | 'manager';
 
 function storeFailure(err: unknown): never {
-  throw err instanceof StoreError ? appError('S3_ERROR', err.message) : err;
+  throw err instanceof StoreError || faultOf(err) ? answerStoreFailure(err) : err;
 }
 
 /** The optional `metadata` form field: a JSON object merged into the current metadata (seed 9). */
@@ -88,7 +89,7 @@ export class VersionService {
         await this.store.putFile(reserved.storage_key, file.path, mimeType, { unchanging: true });
       } catch (err) {
         await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
-        throw appError('S3_ERROR', `Storing the file failed: ${(err as Error).message}`);
+        throw answerStoreFailure(err, 'Storing the file failed');
       }
       return this.lifecycle.promoteNow(
         reserved.id,

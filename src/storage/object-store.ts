@@ -53,15 +53,25 @@ export interface ObjectStore {
   putCorsRules(rules: CorsRule[]): Promise<void>;
 }
 
-/** Thrown by a store when the provider fails; answered as S3_ERROR (502) or mapped by the caller. */
+/**
+ * Thrown by a store when the provider fails; answered as S3_ERROR (502), STORAGE_UNAVAILABLE (503, `unavailable`) or
+ * mapped by the caller (src/faults/classify.ts, storeFailure).
+ */
 export class StoreError extends Error {
   constructor(
     message: string,
     /** The provider's own code, e.g. NoSuchUpload, InvalidPart, EntityTooSmall. */
     readonly providerCode: string | undefined,
+    /** The provider's HTTP status; undefined when no answer came (refused, reset, timed out). */
     readonly httpStatus: number | undefined,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'StoreError';
+  }
+
+  /** The store is down, overloaded (5xx, SlowDown) or did not answer in time, after the SDK's retries (issue #37). */
+  get unavailable(): boolean {
+    return this.httpStatus === undefined || this.httpStatus >= 500;
   }
 }

@@ -28,9 +28,10 @@ const MAX_COPY_SIZE = 5 * 1024 ** 3;
 /** A provider failure as a StoreError that keeps S3's own error code. */
 function storeError(what: string, err: unknown): StoreError {
   if (err instanceof S3ServiceException) {
-    return new StoreError(`${what}: ${err.name}: ${err.message}`, err.name, err.$metadata.httpStatusCode);
+    return new StoreError(`${what}: ${err.name}: ${err.message}`, err.name, err.$metadata.httpStatusCode, { cause: err });
   }
-  return new StoreError(`${what}: ${err instanceof Error ? err.message : String(err)}`, undefined, undefined);
+  // No answer: refused, reset, or past the request timeout (issue #37: unavailable).
+  return new StoreError(`${what}: ${err instanceof Error ? err.message : String(err)}`, undefined, undefined, { cause: err });
 }
 
 async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
@@ -67,7 +68,7 @@ export class S3Store implements ObjectStore {
     const out = await call('CreateMultipartUpload', () =>
       this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType })),
     );
-    if (!out.UploadId) throw new StoreError('CreateMultipartUpload returned no UploadId', undefined, undefined);
+    if (!out.UploadId) throw new StoreError('CreateMultipartUpload returned no UploadId', undefined, 200);
     return out.UploadId;
   }
 

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { BucketCors } from '../../http/cors.js';
 import { AppError } from '../../errors.js';
 import { s3ErrorHandler } from '../../http/s3-errors.js';
+import type { FaultMonitor } from '../../faults/monitor.js';
 import { MAX_PARTS, type StorageService } from '../../services/uploads/storage-service.js';
 
 /** A refusal of the part URL in the OpenAPI document: S3's error document (src/http/s3-errors.ts). */
@@ -26,11 +27,14 @@ const S3ErrorDocument = (description: string) => ({
  * The body is any content type and is streamed to disk, never parsed or buffered.
  * `bucketCors` (the local store): CORS by the bucket rules, preflight included, rather than the API's open policy.
  */
-export const storagePartRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService; bucketCors?: BucketCors }> = async (app, { storage, bucketCors }) => {
+export const storagePartRoutes: FastifyPluginAsyncTypebox<{ storage: StorageService; bucketCors?: BucketCors; faults?: FaultMonitor }> = async (
+  app,
+  { storage, bucketCors, faults },
+) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
   // Issue #38: refusals are S3 error documents (XML), which S3 clients act on; only this plugin's routes.
-  app.setErrorHandler(s3ErrorHandler);
+  app.setErrorHandler(s3ErrorHandler(faults));
 
   if (bucketCors) {
     app.options('/storage/parts/:uploadId/:partNumber', { config: { public: true }, schema: { hide: true } }, bucketCors.preflight);

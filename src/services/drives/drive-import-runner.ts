@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import { faultOf } from '../../faults/classify.js';
 import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -291,7 +292,7 @@ export class DriveImportRunner {
           assetId = (await this.uploads.upload(run.caller, { file: spooled, workspaceId: run.imp.workspace_id, ...(folderId !== null ? { folder_id: folderId } : {}) })).id;
         }
       } catch (err) {
-        if (!(err instanceof AppError) || err.code === 'S3_ERROR') throw err;
+        if (!(err instanceof AppError) || err.code === 'S3_ERROR' || faultOf(err)) throw err;
         if (err.code === 'FORBIDDEN' || (err.code === 'NOT_FOUND' && !existing)) throw new PermanentJobError(`${run.imp.requested_by_name} may no longer add files to this workspace`);
         return finish({ status: 'failed', reason: 'rejected', message: err.message });
       }

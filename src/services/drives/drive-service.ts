@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { faultOf, storeFailure } from '../../faults/classify.js';
 import type { AppContext } from '../../context.js';
 import { appError, notFound } from '../../errors.js';
 import { SealBroken, TokenCipher } from '../../drives/token-cipher.js';
@@ -136,7 +137,7 @@ export class DriveService {
         try {
           return (await this.store.read(file.key, range)).stream;
         } catch (err) {
-          throw err instanceof StoreError ? appError('S3_ERROR', `Reading the file from storage failed: ${err.message}`) : err;
+          throw err instanceof StoreError || faultOf(err) ? storeFailure(err, 'Reading the file from storage failed') : err;
         }
       },
     };

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { storeFailure } from '../../faults/classify.js';
 import type { AppContext } from '../../context.js';
 import { uploadedFileName } from '../../domain/file-names.js';
 import { appError } from '../../errors.js';
@@ -113,7 +114,7 @@ export class ServerUploadService {
       await this.store.putFile(key, input.file.path, mimeType, { unchanging: true });
     } catch (err) {
       await assets.deleteAsset(this.ctx.db, input.workspaceId, asset.id);
-      throw appError('S3_ERROR', `Storing the file failed: ${(err as Error).message}`);
+      throw storeFailure(err, 'Storing the file failed');
     }
     await this.ctx.db.transaction().execute(async (trx) => {
       await lifecycle.setStorageKey(trx, asset.id, key);

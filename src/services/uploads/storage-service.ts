@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { faultOf, storeFailure as answerStoreFailure } from '../../faults/classify.js';
 import type { AppContext } from '../../context.js';
 import { uploadedFileName } from '../../domain/file-names.js';
 import { appError, notFound } from '../../errors.js';
@@ -51,14 +52,15 @@ interface Completion {
   answer: CompleteAnswer;
 }
 
-/** Maps a provider failure to seed 7.1's codes: a bad parts list is the client's (400), the rest S3_ERROR (502). */
+/**
+ * Maps a provider failure to seed 7.1's codes: a bad parts list is the client's (400), a store that is down or a full
+ * disk 503/507 (issue #37), the rest S3_ERROR (502).
+ */
 function storeFailure(err: unknown): never {
-  if (err instanceof StoreError) {
-    if (['InvalidPart', 'InvalidPartOrder', 'EntityTooSmall', 'EntityTooLarge', 'NoSuchUpload'].includes(err.providerCode ?? '')) {
-      throw appError('UPLOAD_FAILED', err.message);
-    }
-    throw appError('S3_ERROR', err.message);
+  if (err instanceof StoreError && ['InvalidPart', 'InvalidPartOrder', 'EntityTooSmall', 'EntityTooLarge', 'NoSuchUpload'].includes(err.providerCode ?? '')) {
+    throw appError('UPLOAD_FAILED', err.message);
   }
+  if (err instanceof StoreError || faultOf(err)) throw answerStoreFailure(err);
   throw err;
 }
 

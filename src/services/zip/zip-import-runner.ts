@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import { faultOf } from '../../faults/classify.js';
 import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -188,7 +189,7 @@ export class ZipImportRunner {
         });
         return { outcome: 'imported', assetId: asset.id, folderId };
       } catch (err) {
-        if (!(err instanceof AppError) || err.code === 'S3_ERROR') throw err;
+        if (!(err instanceof AppError) || err.code === 'S3_ERROR' || faultOf(err)) throw err;
         if (err.code === 'FORBIDDEN' || err.code === 'NOT_FOUND') throw new PermanentJobError(`${run.imp.requested_by_name} may no longer add files to this workspace`);
         // Another upload took the room meanwhile.
         if (err.code === 'QUOTA_EXCEEDED') return { outcome: 'skipped', reason: 'quota', message: err.message };

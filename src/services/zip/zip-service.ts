@@ -1,4 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream';
+import { faultOf, storeFailure } from '../../faults/classify.js';
 import type { FastifyBaseLogger } from 'fastify';
 import mime from 'mime-types';
 import type { AppContext } from '../../context.js';
@@ -50,9 +51,7 @@ function item(a: selection.ArchivedAsset, dir: string): ArchiveItem {
 export function zipReadError(err: unknown): Error {
   if (err instanceof ZipInvalidError) return appError('ZIP_INVALID', `The asset is not a readable ZIP archive: ${err.message}`);
   if (err instanceof ZipLimitError) return appError('ZIP_LIMIT_EXCEEDED', err.message, { limit: err.limit });
-  if (err instanceof StoreError) {
-    return err.providerCode === 'NoSuchKey' ? appError('NOT_FOUND', 'The file of this asset is missing from storage') : appError('S3_ERROR', err.message);
-  }
+  if (err instanceof StoreError || faultOf(err)) return storeFailure(err);
   return err as Error;
 }
 
