@@ -4,7 +4,7 @@ import { link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DEFAULT_CORS_RULES, StoreError, type ByteRange, type CorsRule, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
+import { DEFAULT_CORS_RULES, StoreError, type ByteRange, type CorsRule, type ListedObject, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
 import { fsyncPath, LocalObjects } from './local-objects.js';
 import { Md5Threads } from './md5-threads.js';
 import type { UrlSigner } from './signed-url.js';
@@ -236,6 +236,10 @@ export class LocalStore implements ObjectStore {
 
   delete(key: string): Promise<void> {
     return this.objects.delete(key);
+  }
+
+  listKeys(prefix: string): AsyncIterable<ListedObject> {
+    return this.objects.list(prefix);
   }
 
   async getCorsRules(): Promise<CorsRule[]> {

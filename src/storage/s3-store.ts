@@ -9,6 +9,7 @@ import {
   GetBucketCorsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   ListPartsCommand,
   PutBucketCorsCommand,
   S3Client,
@@ -18,7 +19,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { StorageConfig } from '../config.js';
-import { StoreError, type ByteRange, type CorsRule, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
+import { StoreError, type ByteRange, type CorsRule, type ListedObject, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
 
 type S3Config = Extract<StorageConfig, { kind: 's3' }>;
 
@@ -152,6 +153,18 @@ export class S3Store implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     await call('DeleteObject', () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
+  }
+
+  /** ListObjectsV2, a page (up to 1,000 keys) at a time. */
+  async *listKeys(prefix: string): AsyncGenerator<ListedObject> {
+    let token: string | undefined;
+    do {
+      const page = await call('ListObjectsV2', () =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix || undefined, ContinuationToken: token })),
+      );
+      for (const o of page.Contents ?? []) if (o.Key !== undefined) yield { key: o.Key, size: o.Size ?? 0 };
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 
   async getCorsRules(): Promise<CorsRule[]> {
