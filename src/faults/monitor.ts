@@ -9,6 +9,9 @@ const DESCRIPTIONS: Record<FaultClass, string> = {
   storage_unavailable: 'the object store is unavailable',
 };
 
+/** "the disk is full", "the database is unavailable", "the object store is unavailable". */
+export const describeFault = (fault: FaultClass): string => DESCRIPTIONS[fault];
+
 export interface FaultLog {
   error(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
