@@ -35,6 +35,7 @@ import { startHousekeeping } from './housekeeping.js';
 import { versionRoutes } from './routes/versions.js';
 import { mediaRoutes } from './routes/media.js';
 import { adminJobRoutes } from './routes/admin-jobs.js';
+import { adminSweepRoutes } from './routes/admin-sweeps.js';
 import { activityRoutes } from './routes/activity.js';
 import { browserOsRoutes } from './routes/browser-os.js';
 import { phoneNumberRoutes } from './routes/phone-number.js';
@@ -105,7 +106,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // Every API answer's fixed headers: the security headers and the open CORS policy (seed 1).
   const apiHeaders = Object.freeze({ ...headers.api, ...OPEN_CORS_HEADERS });
   // GET /metrics (issue #18): every answer is recorded (by the access log's completion), 404s and refusals included.
-  const metrics = new AppMetrics({ database, jobStats: () => services.jobs.stats(), now: () => ctx.now(), answerCache: () => services.answers.stats(), faults: () => ctx.faults.stats() });
+  const metrics = new AppMetrics({ database, jobStats: () => services.jobs.stats(), now: () => ctx.now(), answerCache: () => services.answers.stats(), faults: () => ctx.faults.stats(), sweeps: services.sweepGuard });
   const app = Fastify({
     serverFactory: fastHealthServer(apiHeaders),
     // Always a logger ('silent' when the caller wants none): Fastify tells the log controller, which records the
@@ -129,6 +130,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   services.outbox.log = app.log;
   // Tools' own output (it may name server paths) is logged, never answered (issue #27).
   services.unreadable.log = app.log;
+  // A sweep refused for deleting too much is logged once (issue #37).
+  services.sweepGuard.log = app.log;
   refuseUndeclaredBodies(app);
 
   if (!options.database) app.addHook('onClose', () => database.close());
@@ -184,6 +187,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(versionRoutes, { versions: services.versions, config });
   await app.register(mediaRoutes, { media: services.media });
   await app.register(adminJobRoutes, { jobAdmin: services.jobAdmin });
+  await app.register(adminSweepRoutes, { guard: services.sweepGuard });
   await app.register(activityRoutes, { activity: services.activity });
   await app.register(browserOsRoutes);
   await app.register(phoneNumberRoutes);

@@ -59,6 +59,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mediaUrlTtl: read(env, 'DAM_MEDIA_URL_TTL'),
     social: socialConfig(env),
     trashDays: read(env, 'DAM_TRASH_DAYS'),
+    sweeps: Object.freeze({
+      maxPercent: read(env, 'DAM_SWEEP_MAX_PERCENT'),
+      minCount: read(env, 'DAM_SWEEP_MIN_COUNT'),
+      batch: read(env, 'DAM_SWEEP_BATCH'),
+      orphanHours: read(env, 'DAM_ORPHAN_SWEEP_HOURS'),
+    }),
     searchFacetSample: read(env, 'DAM_SEARCH_FACET_SAMPLE'),
     bulkSearchMax: read(env, 'DAM_BULK_SEARCH_MAX'),
     imageGen: imageGenConfig(env),

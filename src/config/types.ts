@@ -69,6 +69,8 @@ export interface AppConfig {
   readonly social: SocialConfig;
   /** Days an item stays in the trash before housekeeping deletes it for good (0: at the next run). */
   readonly trashDays: number;
+  /** What housekeeping sweeps may delete per run and without an admin's confirmation (issue #37). */
+  readonly sweeps: SweepsConfig;
   /** Search facet counts are exact up to this many matches, beyond that estimated from a sample of about this many (issue #12). */
   readonly searchFacetSample: number;
   /** The most assets one search-based POST /dam/assets/bulk acts on (issue #27); more matches are a 422. */
@@ -101,6 +103,17 @@ export interface AppConfig {
   readonly uploadIdleTimeoutMs: number;
   /** The map view's tiles (issue #27, domain/map-tiles.ts): DAM_MAP_TILE_URL and DAM_MAP_ATTRIBUTION, OpenStreetMap's by default. */
   readonly map: MapConfig;
+}
+
+export interface SweepsConfig {
+  /** DAM_SWEEP_MAX_PERCENT: the largest share (percent) of a workspace a sweep deletes unconfirmed. */
+  readonly maxPercent: number;
+  /** DAM_SWEEP_MIN_COUNT: below this many items a sweep always acts. */
+  readonly minCount: number;
+  /** DAM_SWEEP_BATCH: items each sweep deletes per run at most. */
+  readonly batch: number;
+  /** DAM_ORPHAN_SWEEP_HOURS: hours between orphaned-object sweeps; 0: off. */
+  readonly orphanHours: number;
 }
 
 export interface MapConfig {

@@ -432,6 +432,41 @@ export const VARS = {
       "Days a deleted asset, folder or collection stays in its workspace's trash (restorable, files still stored) before housekeeping deletes it for good and removes its files; " +
       '`0` purges at the next run (within a minute).',
   }),
+  DAM_SWEEP_MAX_PERCENT: integer({
+    section: 'library',
+    default: 25,
+    min: 1,
+    max: 100,
+    description:
+      'The largest share of a workspace one housekeeping sweep deletes (expired trash, stale uploads, queued object deletions, orphaned objects) ' +
+      'without an instance admin\'s confirmation (issue #37). A sweep that would delete more is refused: logged once with what it would delete, ' +
+      'counted in `dam_sweep_refusals_total`, listed by `GET /admin/sweeps` and done only once confirmed with `POST /admin/sweeps/{sweep}/confirm`. ' +
+      '`100` turns the check off. See "Sweeps never delete in bulk by accident" in [operations.md](operations.md).',
+  }),
+  DAM_SWEEP_MIN_COUNT: integer({
+    section: 'library',
+    default: 100,
+    min: 0,
+    max: 1_000_000_000,
+    description: 'A sweep deleting fewer than this many items of a workspace always acts, whatever their share (a small workspace may empty its trash).',
+  }),
+  DAM_SWEEP_BATCH: integer({
+    section: 'library',
+    default: 500,
+    min: 1,
+    max: 1_000_000,
+    description: 'The most items each housekeeping sweep deletes per run (every minute); the rest waits for the next runs.',
+  }),
+  DAM_ORPHAN_SWEEP_HOURS: integer({
+    section: 'library',
+    default: 0,
+    min: 0,
+    max: 8_760,
+    description:
+      'Every this many hours, list the object store and delete objects of the asset layout that no row accounts for and that are older than a day ' +
+      '(what `npm run admin -- verify` calls orphans). `0` (the default): never; orphans cost only storage, and after restoring an older database ' +
+      'they are the files of the rows lost, so turn it on only where the database is never restored apart from the store.',
+  }),
   DAM_SEARCH_FACET_SAMPLE: integer({
     section: 'library',
     default: 5_000,

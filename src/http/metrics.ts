@@ -134,6 +134,20 @@ export class AppMetrics {
     labelNames: ['fault'] as const,
     registers: [this.registry],
   });
+  private readonly sweepRefusals = new Counter({
+    name: 'dam_sweep_refusals_total',
+    help:
+      'Runs of a housekeeping sweep in this process that refused to delete more than DAM_SWEEP_MAX_PERCENT of a workspace (one per workspace and run), by sweep; ' +
+      'each refusal is logged once and listed by GET /admin/sweeps until confirmed',
+    labelNames: ['sweep'] as const,
+    registers: [this.registry],
+  });
+  private readonly sweepsWaiting = new Gauge({
+    name: 'dam_sweep_refusals_waiting',
+    help: 'Refused sweeps waiting for an instance admin (POST /admin/sweeps/{sweep}/confirm), by sweep; read from the database, so every process reports all',
+    labelNames: ['sweep'] as const,
+    registers: [this.registry],
+  });
   /** Per "method route status": its latency series and its route's byte totals, found with one lookup. */
   private readonly answers = new Map<string, { latency: HistogramSeries; bytes: ByteTotals }>();
   /**
@@ -151,6 +165,7 @@ export class AppMetrics {
       now: () => number;
       answerCache?: () => AnswerCacheStats;
       faults?: () => FaultStat[];
+      sweeps?: { refusedRuns: () => Record<string, number>; waiting: () => Promise<Record<string, number>> };
     },
   ) {}
 
@@ -219,6 +234,12 @@ export class AppMetrics {
       this.faultIncidents.labels(f.fault).inc(f.incidents);
       this.faultFailures.labels(f.fault).inc(f.failures);
       this.faultActive.labels(f.fault).set(f.active ? 1 : 0);
+    }
+    // Refused runs counted by the sweep guard (set to its totals), refusals waiting read from the database (issue #37).
+    if (this.sources.sweeps) {
+      this.sweepRefusals.reset();
+      for (const [sweep, runs] of Object.entries(this.sources.sweeps.refusedRuns())) this.sweepRefusals.labels(sweep).inc(runs);
+      for (const [sweep, waiting] of Object.entries(await this.sources.sweeps.waiting())) this.sweepsWaiting.labels(sweep).set(waiting);
     }
     this.received.reset();
     this.sent.reset();

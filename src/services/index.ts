@@ -57,6 +57,9 @@ import { InvitationService } from './invitation-service.js';
 import { AccountService } from './account-service.js';
 import { UserAdminService } from './user-admin-service.js';
 import { assertWritable } from './quota-service.js';
+import { SweepGuard } from './sweeps/sweep-guard.js';
+import { StorageSweeps } from './sweeps/storage-sweeps.js';
+import { OrphanSweep } from './sweeps/orphan-sweep.js';
 
 /** Every service of the app, built once per app with explicit dependencies. */
 export interface Services {
@@ -123,6 +126,12 @@ export interface Services {
   accounts: AccountService;
   /** Instance administration: accounts and the registration mode (issue #27). */
   userAdmin: UserAdminService;
+  /** What housekeeping sweeps may delete unconfirmed, their refusals and an admin's confirmations (issue #37). buildApp sets its log. */
+  sweepGuard: SweepGuard;
+  /** Housekeeping of the store's side: stale uploads, the files of deleted rows (issue #37: bounded, guarded). */
+  storageSweeps: StorageSweeps;
+  /** Objects no row accounts for, every DAM_ORPHAN_SWEEP_HOURS (off by default; issue #37). */
+  orphanSweep: OrphanSweep;
 }
 
 export function buildServices(ctx: AppContext): Services {
@@ -149,6 +158,7 @@ export function buildServices(ctx: AppContext): Services {
   const outbox = new Outbox(createMailer(ctx.config.mail));
   const search = new SearchService(ctx, (ids, grant) => versions.currentLinks(ids, grant), reads);
   const accounts = new AccountService(ctx, auth, outbox);
+  const sweepGuard = new SweepGuard(ctx);
   return {
     auth,
     reads,
@@ -167,7 +177,7 @@ export function buildServices(ctx: AppContext): Services {
     media: new MediaService(ctx, store, links),
     jobAdmin: new JobAdminService(ctx),
     idempotency: new IdempotencyService(ctx),
-    trash: new TrashService(ctx, (ids, grant) => versions.currentLinks(ids, grant)),
+    trash: new TrashService(ctx, (ids, grant) => versions.currentLinks(ids, grant), sweepGuard),
     bulk: new BulkService(ctx, search),
     activity: new ActivityService(ctx),
     exiftool,
@@ -195,5 +205,8 @@ export function buildServices(ctx: AppContext): Services {
     invitations: new InvitationService(ctx, auth, workspaces, outbox),
     accounts,
     userAdmin: new UserAdminService(ctx, auth, accounts, () => outbox.enabled),
+    sweepGuard,
+    storageSweeps: new StorageSweeps(ctx, store, lifecycle, sweepGuard),
+    orphanSweep: new OrphanSweep(ctx, store, sweepGuard),
   };
 }

@@ -17,6 +17,8 @@ export interface ObjectInfo {
 export interface ListedObject {
   key: string;
   size: number;
+  /** When it was written, Unix seconds. */
+  modifiedAt: number;
 }
 
 export interface ByteRange {

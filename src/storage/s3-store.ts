@@ -162,7 +162,9 @@ export class S3Store implements ObjectStore {
       const page = await call('ListObjectsV2', () =>
         this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix || undefined, ContinuationToken: token })),
       );
-      for (const o of page.Contents ?? []) if (o.Key !== undefined) yield { key: o.Key, size: o.Size ?? 0 };
+      for (const o of page.Contents ?? []) {
+        if (o.Key !== undefined) yield { key: o.Key, size: o.Size ?? 0, modifiedAt: Math.floor((o.LastModified?.getTime() ?? 0) / 1000) };
+      }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
   }

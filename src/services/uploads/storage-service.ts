@@ -455,23 +455,6 @@ export class StorageService {
     return asset;
   }
 
-  /**
-   * Deletes the objects of rows deleted by any path (asset, folder or workspace deletion,
-   * aborted uploads). Idempotent; a failing key is retried on the next run.
-   */
-  async drainObjectDeletions(limit = 200): Promise<number> {
-    const queued = await deletions.nextObjectDeletions(this.ctx.db, limit);
-    for (const item of queued) {
-      try {
-        await this.store.delete(item.storage_key);
-        await deletions.forgetObjectDeletion(this.ctx.db, item.id);
-      } catch {
-        await deletions.countFailedObjectDeletion(this.ctx.db, item.id);
-      }
-    }
-    return queued.length;
-  }
-
   async getBucketConfig(caller: Caller): Promise<{ CORSRules: CorsRule[] }> {
     this.requireInstanceAdmin(caller);
     return { CORSRules: await this.store.getCorsRules().catch(storeFailure) };
@@ -483,24 +466,6 @@ export class StorageService {
     await this.store.putCorsRules(DEFAULT_CORS_RULES).catch(storeFailure);
     this.onCorsChange();
     return { success: true };
-  }
-
-  /**
-   * Aborts uploads untouched for DAM_UPLOAD_TTL or started more than DAM_UPLOAD_MAX_LIFETIME ago, and forgets
-   * completed ones untouched for DAM_UPLOAD_TTL. Safe to run in several processes.
-   */
-  async sweepStaleUploads(): Promise<number> {
-    const now = this.ctx.now();
-    const stale = await uploads.listStaleUploadSessions(this.ctx.db, now - this.ctx.config.uploadTtl, now - this.ctx.config.uploadMaxLifetime, 100);
-    for (const session of stale) {
-      if (session.completed_at === null) {
-        await this.store.abortMultipartUpload(session.storage_key, session.id).catch(() => undefined);
-        await quota.settleUpload(this.ctx.db, session.id);
-        await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
-      }
-      await uploads.deleteUploadSession(this.ctx.db, session.id);
-    }
-    return stale.length;
   }
 
   private requireInstanceAdmin(caller: Caller): void {
