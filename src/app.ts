@@ -82,7 +82,7 @@ export interface BuildOptions {
  * lifetime: `await app.close()` also closes the database it opened.
  */
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const database = options.database ?? (await openMigratedDatabase(config.databaseUrl));
+  const database = options.database ?? (await openMigratedDatabase(config.databaseUrl, config.database));
   let secrets: AppContext['secrets'];
   try {
     secrets = await prepareInstance(config, database);
@@ -125,6 +125,11 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // One log line per fault incident (issue #37), in this app's log.
   ctx.faults.log = app.log;
   app.addHook('onClose', () => ctx.faults.close());
+  // A pooled connection PostgreSQL closed while idle (a restart, a failover) opens the incident too, before any request fails.
+  const unheard = database.support.onConnectionError?.((err) => ctx.faults.report('database_unavailable', err, 'database connection'));
+  app.addHook('onClose', () => {
+    unheard?.();
+  });
   // A failed e-mail is logged, never answered as a failure (issue #27).
   services.outbox.log = app.log;
   // Tools' own output (it may name server paths) is logged, never answered (issue #27).

@@ -26,6 +26,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: read(env, 'HOST'),
     dataDir,
     databaseUrl,
+    database: Object.freeze({
+      connectTimeoutMs: read(env, 'DAM_DB_CONNECT_TIMEOUT') * 1000,
+      statementTimeoutMs: read(env, 'DAM_DB_STATEMENT_TIMEOUT') * 1000,
+    }),
     jwtSecret: jwtSecret(env, dataDir, databaseUrl),
     jwtSecretPrevious: Object.freeze(read(env, 'DAM_JWT_SECRET_PREVIOUS') ?? []),
     role: read(env, 'DAM_ROLE'),

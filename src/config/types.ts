@@ -13,6 +13,8 @@ export interface AppConfig {
   readonly dataDir: string;
   /** `sqlite:<file>` (default, under dataDir) or a postgres:// URL. */
   readonly databaseUrl: string;
+  /** PostgreSQL's timeouts (DAM_DB_CONNECT_TIMEOUT, DAM_DB_STATEMENT_TIMEOUT; issue #37); SQLite ignores them. */
+  readonly database: DatabaseConfig;
   /**
    * DAM_JWT_SECRET, or on SQLite the secret generated into the data dir. Undefined on PostgreSQL
    * without DAM_JWT_SECRET: every process reads the one generated in the database at start
@@ -256,3 +258,10 @@ export type StorageConfig =
     };
 
 export type ProcessRole = 'all' | 'api' | 'worker';
+
+export interface DatabaseConfig {
+  /** Longest wait for a connection, new or pooled. */
+  readonly connectTimeoutMs: number;
+  /** statement_timeout of every connection (0: none); migrations run without it. */
+  readonly statementTimeoutMs: number;
+}

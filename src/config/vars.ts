@@ -154,6 +154,28 @@ export const VARS = {
     parse: format.databaseUrl,
     description: 'The database: SQLite (one machine) or PostgreSQL (needed to run several processes). See "PostgreSQL, S3 and Redis" in [install.md](install.md).',
   }),
+  DAM_DB_CONNECT_TIMEOUT: integer({
+    section: 'data',
+    default: 5,
+    min: 1,
+    max: 300,
+    unit: 'seconds',
+    description:
+      'PostgreSQL: the longest a request, job or sweep waits for a database connection, a new one or a free one of the pool (10 per process). ' +
+      'Past it, and at once when PostgreSQL refuses connections (restarting, failing over), requests answer 503 `DATABASE_UNAVAILABLE` with `Retry-After` ' +
+      'and jobs wait without using an attempt. See "Faults" in [operations.md](operations.md).',
+  }),
+  DAM_DB_STATEMENT_TIMEOUT: integer({
+    section: 'data',
+    default: 30,
+    min: 0,
+    max: 3600,
+    unit: 'seconds',
+    description:
+      "PostgreSQL: `statement_timeout` of the service's connections; a statement running longer (a lock held by a stuck transaction included) is " +
+      'cancelled and the request answers 503 `DATABASE_UNAVAILABLE`. The service gives up waiting 5 s after it (a server gone without closing the ' +
+      'connection) and opens a new connection. Migrations run without it. `0`: none.',
+  }),
   DAM_REDIS_URL: text({
     section: 'data',
     type: 'url',

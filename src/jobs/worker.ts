@@ -149,7 +149,12 @@ export class JobWorker {
     const handler = this.handlers.get(job.kind);
     // A long job keeps its lease; a dead worker stops renewing it, and another worker takes the job.
     const heartbeat = setInterval(() => {
-      this.queue.heartbeat(job, this.id).catch((err: unknown) => this.log.warn({ err, job: job.id }, 'job worker: heartbeat failed'));
+      this.queue.heartbeat(job, this.id).catch((err: unknown) => {
+        // A database outage is one incident (issue #37), not a warning per running job every lease / 3.
+        const fault = faultOf(err);
+        if (fault && this.faults) this.faults.report(fault, err, `job ${job.kind}: heartbeat`);
+        else this.log.warn({ err, job: job.id }, 'job worker: heartbeat failed');
+      });
     }, (this.config.leaseSeconds * 1000) / 3);
     heartbeat.unref();
     let payload: unknown;
@@ -187,7 +192,11 @@ export class JobWorker {
       if (outcome === 'failed' && handler?.onGaveUp && payload !== undefined) await handler.onGaveUp(payload as never, message);
       return outcome;
     } catch (recordErr) {
-      this.log.error({ err: recordErr, job: job.id }, 'job worker: recording a failure failed');
+      // The database is gone (issue #37): the job stays claimed and runs again when its lease runs out; the
+      // incident is logged once, not once per job.
+      const recordFault = faultOf(recordErr);
+      if (recordFault && this.faults) this.faults.report(recordFault, recordErr, `job ${job.kind}: recording its outcome`);
+      else this.log.error({ err: recordErr, job: job.id }, 'job worker: recording a failure failed');
       return undefined;
     }
   }

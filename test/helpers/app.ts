@@ -18,6 +18,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     host: '127.0.0.1',
     dataDir,
     databaseUrl: 'sqlite::memory:',
+    database: { connectTimeoutMs: 5000, statementTimeoutMs: 30_000 },
     jwtSecret: 'test-secret-test-secret-test-secret-0123456789',
     jwtSecretPrevious: [],
     role: 'all',
