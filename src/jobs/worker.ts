@@ -101,8 +101,6 @@ export class JobWorker {
       const slots = this.queue.uploadedWithin(UPLOAD_YIELD_MS) ? 1 : this.config.concurrency;
       try {
         started = await this.fill(slots);
-        // A claim answered: the database is back (closes its incident, if one is open).
-        this.faults?.recovered('database_unavailable');
         await this.pruneNowAndThen();
       } catch (err) {
         // A database that is down fails every poll: one log line per incident (issue #37), not one a second.
@@ -126,7 +124,11 @@ export class JobWorker {
     });
     this.claiming = claiming;
     try {
-      return await claiming;
+      const started = await claiming;
+      // A claim answered: the database is back (closes its incident, if one is open). Only a claim that ran: with
+      // every slot busy nothing asks the database, which may still be down.
+      this.faults?.recovered('database_unavailable');
+      return started;
     } finally {
       if (this.claiming === claiming) this.claiming = undefined;
     }
