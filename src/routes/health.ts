@@ -5,7 +5,7 @@ import { HeadersTooLarge } from '../http/schemas.js';
 
 const Status = Type.Object({ status: Type.String() });
 
-const Readiness = Type.Object(
+const Readiness = (description: string) => Type.Object(
   {
     status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
     checks: Type.Object({
@@ -20,7 +20,7 @@ const Readiness = Type.Object(
       }),
     }),
   },
-  { description: 'Each check by name; `status` is `ready` when every check is `ok` (or `off`)' },
+  { description },
 );
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ readiness: ReadinessChecks }> = async (app, { readiness }) => {
@@ -60,7 +60,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ readiness: ReadinessCheck
           '512 MiB", store: "unreachable: no answer within 2 s"}`. A failed check opens an incident of its fault (one log ' +
           'line, GET /metrics dam_fault_active), a passed one closes it. Answers within about 2 s whatever hangs; a ' +
           'probe timeout of 3 s or more suits it. No token needed.',
-        response: { 200: Readiness, 431: HeadersTooLarge, 503: Readiness },
+        response: {
+          200: Readiness('Ready: every check is `ok` (or `off`)'),
+          431: HeadersTooLarge,
+          503: Readiness('Not ready: the checks that failed say why'),
+        },
       },
     },
     async (_request, reply) => {
