@@ -8,6 +8,7 @@ import {
   DeleteObjectCommand,
   GetBucketCorsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   ListPartsCommand,
@@ -188,5 +189,16 @@ export class S3Store implements ObjectStore {
     await call('PutBucketCors', () =>
       this.client.send(new PutBucketCorsCommand({ Bucket: this.bucket, CORSConfiguration: { CORSRules: rules } })),
     );
+  }
+
+  /** HeadBucket, aborted after `timeoutMs` (a stalled store must not hold /readyz). */
+  async probe(timeoutMs: number): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+    } catch (err) {
+      // 403: the store answered; the credentials may lack s3:ListBucket, which HeadBucket needs and objects do not.
+      if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 403) return;
+      throw storeError('HeadBucket', err);
+    }
   }
 }
