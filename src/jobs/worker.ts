@@ -7,7 +7,7 @@ import type { JobRow } from '../db/schema.js';
 import type { JobOutcome, JobQueue } from './queue.js';
 import { PermanentJobError, type JobHandler } from './types.js';
 import { faultOf } from '../faults/classify.js';
-import type { FaultMonitor } from '../faults/monitor.js';
+import { describeFault, type FaultMonitor } from '../faults/monitor.js';
 
 /** Succeeded jobs are kept this long for the admin view, then pruned; failed ones stay. */
 const KEEP_SUCCEEDED_SECONDS = 7 * 24 * 3600;
@@ -118,6 +118,7 @@ export class JobWorker {
     await this.settleClaim();
     const free = slots - this.active.size;
     if (free <= 0) return 0;
+    const claimedAt = Date.now();
     const claiming = this.queue.claim(this.id, free).then((jobs) => {
       for (const job of jobs) this.launch(job);
       return jobs.length;
@@ -125,9 +126,9 @@ export class JobWorker {
     this.claiming = claiming;
     try {
       const started = await claiming;
-      // A claim answered: the database is back (closes its incident, if one is open). Only a claim that ran: with
-      // every slot busy nothing asks the database, which may still be down.
-      this.faults?.recovered('database_unavailable');
+      // A claim answered: the database is back (closes its incident, if one began before this claim did). Only a
+      // claim that ran: with every slot busy nothing asks the database, which may still be down.
+      this.faults?.recovered('database_unavailable', claimedAt);
       return started;
     } finally {
       if (this.claiming === claiming) this.claiming = undefined;
@@ -187,7 +188,7 @@ export class JobWorker {
         // without using up an attempt; the incident is logged once (FaultMonitor), not once per job.
         this.faults?.report(fault, err, `job ${job.kind}`);
         const delay = Math.min(FAULT_DELAY_MAX, Math.max(FAULT_DELAY_MIN, this.faults?.activeSeconds(fault) ?? FAULT_DELAY_MIN));
-        return await this.queue.postpone(job, this.id, message, delay);
+        return await this.queue.postpone(job, this.id, `Waiting: ${describeFault(fault)} (${message}); runs again in ${delay} s`, delay);
       }
       const outcome = await this.queue.fail(job, this.id, message, err instanceof PermanentJobError);
       this.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, outcome, error: message }, 'job failed');

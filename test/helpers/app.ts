@@ -23,6 +23,8 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     jwtSecretPrevious: [],
     role: 'all',
     redisUrl: undefined,
+    // Off: test machines' disks may be nearly full; test/readiness.test.ts sets one.
+    readyMinFreeBytes: 0,
     metricsToken: undefined,
     sessionTtl: 3600,
     allowRegistration: true,
@@ -150,14 +152,20 @@ export async function freePort(): Promise<number> {
  * Pass `database`/`dataDir` of an earlier instance to simulate a restart.
  */
 export async function startHttpTestApp(
-  options: { dialect?: DialectName; config?: Partial<AppConfig>; database?: DatabaseHandle } = {},
+  /** logStream: as for startTestApp. */
+  options: { dialect?: DialectName; config?: Partial<AppConfig>; database?: DatabaseHandle; logStream?: { write(line: string): void } } = {},
 ): Promise<TestApp & { baseUrl: string }> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const database = options.database ?? (await openTestDatabase(options.dialect ?? 'sqlite'));
   const config = testConfig({ port, publicUrl: baseUrl, ...options.config });
   let offset = 0;
-  const app = await buildApp(config, { database, logger: false, now: () => Math.floor(Date.now() / 1000) + offset });
+  const app = await buildApp(config, {
+    database,
+    logger: options.logStream !== undefined,
+    logStream: options.logStream,
+    now: () => Math.floor(Date.now() / 1000) + offset,
+  });
   await app.listen({ port, host: '127.0.0.1' });
   return {
     app,

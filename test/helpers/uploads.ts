@@ -75,7 +75,7 @@ export type StorageTestApp = TestApp & { baseUrl: string };
 export async function startStorageApp(
   kind: StoreKind,
   s3: S3Server | undefined,
-  options: { dialect?: DialectName; config?: Partial<AppConfig>; database?: DatabaseHandle } = {},
+  options: { dialect?: DialectName; config?: Partial<AppConfig>; database?: DatabaseHandle; logStream?: { write(line: string): void } } = {},
 ): Promise<StorageTestApp> {
   let storage: StorageConfig = { kind: 'local' };
   if (kind === 's3') {
