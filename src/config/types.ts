@@ -257,7 +257,22 @@ export type StorageConfig =
       readonly accessKeyId: string | undefined;
       readonly secretAccessKey: string | undefined;
       readonly forcePathStyle: boolean;
+      readonly client: S3ClientSettings;
     };
+
+/** How the S3 client retries and when it gives up on a store that errs or stalls (issue #37). */
+export interface S3ClientSettings {
+  /** Attempts per request, the first included (DAM_S3_MAX_ATTEMPTS). */
+  readonly maxAttempts: number;
+  /** The AWS SDK's retry mode (DAM_S3_RETRY_MODE). */
+  readonly retryMode: 'standard' | 'adaptive';
+  /** Milliseconds to open a connection (DAM_S3_CONNECT_TIMEOUT). */
+  readonly connectTimeoutMs: number;
+  /** Milliseconds a request or a streamed body may go without a byte (DAM_S3_REQUEST_TIMEOUT). */
+  readonly requestTimeoutMs: number;
+  /** Connections to the store at most (DAM_S3_MAX_SOCKETS). */
+  readonly maxSockets: number;
+}
 
 export type ProcessRole = 'all' | 'api' | 'worker';
 

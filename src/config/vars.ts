@@ -326,6 +326,54 @@ export const VARS = {
     default: false,
     description: 'Path-style addressing (MinIO, Ceph, s3rver).',
   }),
+  DAM_S3_MAX_ATTEMPTS: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 3,
+    min: 1,
+    max: 10,
+    description:
+      'Attempts per S3 request, the first included: a 5xx, `SlowDown`, a reset connection or a timeout is tried again after an exponential backoff with jitter ' +
+      "(the SDK's retry quota stops retrying while most attempts fail). When the last attempt fails, the request is answered 503 `STORAGE_UNAVAILABLE` " +
+      'with `Retry-After`, and a job waits and runs again. See "The object store errs, stalls or loses packets" in [operations.md](operations.md).',
+  }),
+  DAM_S3_RETRY_MODE: oneOf({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    values: ['standard', 'adaptive'],
+    default: 'standard',
+    description:
+      "The AWS SDK's retry mode: `standard` (backoff with jitter and a retry quota) or `adaptive` (the same, and a client-side rate limit that slows down while the store answers `SlowDown`).",
+  }),
+  DAM_S3_CONNECT_TIMEOUT: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 5,
+    min: 1,
+    max: 300,
+    unit: 'seconds',
+    description: 'Seconds to open a connection to the store before the attempt counts as failed (and is retried).',
+  }),
+  DAM_S3_REQUEST_TIMEOUT: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 30,
+    min: 1,
+    max: 3600,
+    unit: 'seconds',
+    description:
+      'Seconds an S3 request may go without a byte moving (sending its body, waiting for the answer, reading it) before the attempt counts as failed; ' +
+      'an object streamed to a client (a download) is cut after this long without a byte from the store while the client is waiting for one. ' +
+      'A request to a stalled store therefore fails after about `DAM_S3_MAX_ATTEMPTS` times this.',
+  }),
+  DAM_S3_MAX_SOCKETS: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 50,
+    min: 1,
+    max: 1000,
+    description: 'Connections to the store this process keeps at most (reused, keep-alive); further requests wait for one.',
+  }),
   DAM_UPLOAD_TTL: integer({
     section: 'storage',
     default: DAY,
