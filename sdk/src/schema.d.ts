@@ -32,8 +32,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The database is reachable
-         * @description Readiness: runs one query on the database; `{status: "ready"}`, or 503 `{status: "database unreachable"}` (logged as a warning) when it fails. No token needed.
+         * The database, the disk and the object store are usable
+         * @description Readiness: checks, in parallel and each within 2 s, that the database answers one query (`database`), that the file systems of the data dir (and of its tmp/ and storage/ when mounted apart) have DAM_READY_MIN_FREE_BYTES free (`disk`), and that the object store answers (`store`: S3's HeadBucket, kept 5 s so that probes never hammer the store; the local store: its objects directory is writable). 200 `{status: "ready", checks}` when all pass; 503 `{status: "not ready", checks}` naming what failed, e.g. `{database: "ok", disk: "low: 12 MiB free on data, below 512 MiB", store: "unreachable: no answer within 2 s"}`. A failed check opens an incident of its fault (one log line, GET /metrics dam_fault_active), a passed one closes it. Answers within about 2 s whatever hangs; a probe timeout of 3 s or more suits it. No token needed.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -858,7 +858,7 @@ export interface paths {
         get?: never;
         /**
          * Upload one part to a presigned URL (local store)
-         * @description Answers 200 with the part's ETag header (quoted MD5). PUTting a part number again replaces its body (the earlier one is removed once the new one is stored). The parts of one upload together hold at most its declared `fileSize` and `DAM_MAX_FILE_SIZE`: a part that would pass that is refused by its Content-Length before anything is read, or as it streams, and the connection is closed; nothing of it is kept. Where the plan limits storage, bytes beyond what start-upload reserved are reserved before they are written (without a Content-Length all the room left is). As S3 does, this URL answers a refusal with an S3 error document (`application/xml`: `<Error><Code/><Message/>…<RequestId/></Error>`, the request id also in `x-amz-request-id`), never the API's JSON, with the CORS headers of the bucket rules, so S3 clients (Uppy's @uppy/aws-s3, the AWS SDKs) read it: an expired URL is 403 `AccessDenied` "Request has expired" with `<Expires>` and `<ServerTime>` (ask get-upload-url for a new one: S3 clients re-sign the part on it; DAM_PART_URL_TTL sets the lifetime); a tampered, missing or mismatched signature 403 `SignatureDoesNotMatch`; an unknown, aborted or completed upload, or one past DAM_UPLOAD_MAX_LIFETIME (410 UPLOAD_EXPIRED on the API), 404 `NoSuchUpload` with `<UploadId>`; a part past the upload's room (413 PAYLOAD_TOO_LARGE on the API) 400 `EntityTooLarge` with `<ProposedSize>` (its Content-Length) and `<MaxSizeAllowed>` (the bytes it may still have); past the plan's storage (402 QUOTA_EXCEEDED on the API) 402 `QuotaExceeded`; a malformed part number, upload id or query 400 `InvalidArgument` with `<ArgumentName>`; a failure of the server 500 `InternalError`. Nothing is written on any of them.
+         * @description Answers 200 with the part's ETag header (quoted MD5). PUTting a part number again replaces its body (the earlier one is removed once the new one is stored). The parts of one upload together hold at most its declared `fileSize` and `DAM_MAX_FILE_SIZE`: a part that would pass that is refused by its Content-Length before anything is read, or as it streams, and the connection is closed; nothing of it is kept. Where the plan limits storage, bytes beyond what start-upload reserved are reserved before they are written (without a Content-Length all the room left is). As S3 does, this URL answers a refusal with an S3 error document (`application/xml`: `<Error><Code/><Message/>…<RequestId/></Error>`, the request id also in `x-amz-request-id`), never the API's JSON, with the CORS headers of the bucket rules, so S3 clients (Uppy's @uppy/aws-s3, the AWS SDKs) read it: an expired URL is 403 `AccessDenied` "Request has expired" with `<Expires>` and `<ServerTime>` (ask get-upload-url for a new one: S3 clients re-sign the part on it; DAM_PART_URL_TTL sets the lifetime); a tampered, missing or mismatched signature 403 `SignatureDoesNotMatch`; an unknown, aborted or completed upload, or one past DAM_UPLOAD_MAX_LIFETIME (410 UPLOAD_EXPIRED on the API), 404 `NoSuchUpload` with `<UploadId>`; a part past the upload's room (413 PAYLOAD_TOO_LARGE on the API) 400 `EntityTooLarge` with `<ProposedSize>` (its Content-Length) and `<MaxSizeAllowed>` (the bytes it may still have); past the plan's storage (402 QUOTA_EXCEEDED on the API) 402 `QuotaExceeded`; a malformed part number, upload id or query 400 `InvalidArgument` with `<ArgumentName>`; a failure of the server 500 `InternalError`; the database or the store unavailable (503 DATABASE_UNAVAILABLE or STORAGE_UNAVAILABLE on the API) 503 `ServiceUnavailable`, a full disk (507 INSUFFICIENT_STORAGE) 507 `XMinioStorageFull`, both with Retry-After. Nothing is written on any of them.
          */
         put: operations["uploadPart"];
         post?: never;
@@ -2612,10 +2612,59 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: never;
-    responses: never;
+    responses: {
+        /** @description `DATABASE_UNAVAILABLE`: the database is restarting, failing over or unreachable (Retry-After: 5 s). Retry after Retry-After; repeat a POST with the same Idempotency-Key, so that it takes effect once even if the database failed just as it committed. */
+        DatabaseUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: string;
+                    code: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description `DATABASE_UNAVAILABLE`: the database is restarting, failing over or unreachable (Retry-After: 5 s). Retry after Retry-After; repeat a POST with the same Idempotency-Key, so that it takes effect once even if the database failed just as it committed. Or `STORAGE_UNAVAILABLE`: the object store failed (5xx, SlowDown) or did not answer in time (Retry-After: 10 s). No object is half written and no upload is reported complete unless the store said so. Retry after Retry-After. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: string;
+                    code: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description `INSUFFICIENT_STORAGE`: the disk is full (Retry-After: 60 s): the upload spool, the local store or, on SQLite, the database's disk. Nothing was stored: no partial object, no version, the quota charge released. Retry once space is freed; the operator sees it on GET /readyz and GET /metrics (dam_disk_free_bytes). */
+        InsufficientStorage: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: string;
+                    code: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before trying again */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2665,14 +2714,34 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Ready: every check is `ok` (or `off`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        status: string;
+                        status: "ready" | "not ready";
+                        checks: {
+                            /**
+                             * @description `ok`, or `unreachable: <why>` (an error code, or `no answer within 2 s`)
+                             * @example ok
+                             * @example unreachable: ECONNREFUSED
+                             */
+                            database: string;
+                            /**
+                             * @description `ok`; `low: <free> free on <data|tmp|storage|database>, below <DAM_READY_MIN_FREE_BYTES>`; `unreadable: <why>`; `off` (DAM_READY_MIN_FREE_BYTES=0)
+                             * @example ok
+                             * @example low: 12 MiB free on data, below 512 MiB
+                             */
+                            disk: string;
+                            /**
+                             * @description `ok`, or `unreachable: <why>` (`no answer within 2 s`, `answered 503 SlowDown`, an error code)
+                             * @example ok
+                             * @example unreachable: no answer within 2 s
+                             */
+                            store: string;
+                        };
                     };
                 };
             };
@@ -2690,14 +2759,34 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not ready: the checks that failed say why */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        status: string;
+                        status: "ready" | "not ready";
+                        checks: {
+                            /**
+                             * @description `ok`, or `unreachable: <why>` (an error code, or `no answer within 2 s`)
+                             * @example ok
+                             * @example unreachable: ECONNREFUSED
+                             */
+                            database: string;
+                            /**
+                             * @description `ok`; `low: <free> free on <data|tmp|storage|database>, below <DAM_READY_MIN_FREE_BYTES>`; `unreadable: <why>`; `off` (DAM_READY_MIN_FREE_BYTES=0)
+                             * @example ok
+                             * @example low: 12 MiB free on data, below 512 MiB
+                             */
+                            disk: string;
+                            /**
+                             * @description `ok`, or `unreachable: <why>` (`no answer within 2 s`, `answered 503 SlowDown`, an error code)
+                             * @example ok
+                             * @example unreachable: no answer within 2 s
+                             */
+                            store: string;
+                        };
                     };
                 };
             };
@@ -2790,6 +2879,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createSession: {
@@ -2876,6 +2967,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteCurrentSession: {
@@ -2923,6 +3016,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getCurrentUser: {
@@ -2980,6 +3075,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateCurrentUser: {
@@ -3063,6 +3159,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getSocialConfig: {
@@ -3113,6 +3211,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createSocialSession: {
@@ -3251,6 +3350,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listWorkspaces: {
@@ -3295,6 +3396,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createWorkspace: {
@@ -3460,6 +3562,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getWorkspace: {
@@ -3603,6 +3707,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteWorkspace: {
@@ -3742,6 +3847,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateWorkspace: {
@@ -3894,6 +4001,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listWorkspaceMembers: {
@@ -4033,6 +4142,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     addWorkspaceMember: {
@@ -4181,6 +4291,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     removeWorkspaceMember: {
@@ -4322,6 +4434,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateWorkspaceMember: {
@@ -4470,6 +4584,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listAssets: {
@@ -4677,6 +4793,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAsset: {
@@ -4875,6 +4992,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteAsset: {
@@ -5002,6 +5120,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateAsset: {
@@ -5224,6 +5344,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listFolders: {
@@ -5369,6 +5491,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createFolder: {
@@ -5533,6 +5656,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getFolder: {
@@ -5663,6 +5788,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteFolder: {
@@ -5795,6 +5921,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateFolder: {
@@ -5937,6 +6065,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listCollections: {
@@ -6076,6 +6206,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createCollection: {
@@ -6239,6 +6370,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getCollection: {
@@ -6371,6 +6504,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteCollection: {
@@ -6498,6 +6632,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateCollection: {
@@ -6641,6 +6777,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     addCollectionAssets: {
@@ -6780,6 +6918,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     removeCollectionAssets: {
@@ -6919,6 +7059,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listTrash: {
@@ -7064,6 +7206,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     emptyTrash: {
@@ -7189,6 +7332,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     restoreTrashItems: {
@@ -7326,6 +7471,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateAssetsInBulk: {
@@ -7499,6 +7646,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     searchAll: {
@@ -7740,6 +7889,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     searchAssets: {
@@ -7964,6 +8115,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     searchFolders: {
@@ -8188,6 +8341,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     searchCollections: {
@@ -8412,6 +8567,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listSearchSuggestions: {
@@ -8501,6 +8658,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listAssetLocations: {
@@ -8599,6 +8757,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAssetTimeline: {
@@ -8702,6 +8861,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getMapTiles: {
@@ -8761,6 +8921,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getBucketConfig: {
@@ -8909,6 +9070,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateBucketConfig: {
@@ -9056,6 +9219,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     startUpload: {
@@ -9227,6 +9392,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getUploadPartUrl: {
@@ -9393,6 +9560,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     completeUpload: {
@@ -9570,6 +9739,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listUploadParts: {
@@ -9723,6 +9894,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     abortUpload: {
@@ -9877,6 +10050,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadStorageObject: {
@@ -10080,6 +10255,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteStorageObject: {
@@ -10232,6 +10409,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     uploadPart: {
@@ -10296,6 +10475,24 @@ export interface operations {
             };
             /** @description S3 error document: InternalError */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description S3 error document: ServiceUnavailable: the database or the store is unavailable for the moment; try again after Retry-After (S3 clients retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description S3 error document: XMinioStorageFull: the disk is full; nothing was written; try again after Retry-After */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10562,6 +10759,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listAssetVersions: {
@@ -10753,6 +10952,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createAssetVersion: {
@@ -11004,6 +11205,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     restoreVersion: {
@@ -11247,6 +11450,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadVersion: {
@@ -11449,6 +11654,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getVersionPreviewUrl: {
@@ -11602,6 +11809,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteVersion: {
@@ -11756,6 +11965,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadVersionMedia: {
@@ -11887,6 +12098,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getFileTypeIcon: {
@@ -12042,6 +12255,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listSweepRefusals: {
@@ -12136,6 +12350,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     confirmSweep: {
@@ -12270,6 +12485,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listActivity: {
@@ -12410,6 +12627,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getBrowserOs: {
@@ -12564,6 +12782,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getAppleAppSiteAssociation: {
@@ -12881,6 +13101,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getImageGeneration: {
@@ -12989,6 +13211,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     checkDuplicates: {
@@ -13090,6 +13313,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getProxiedImage: {
@@ -13228,6 +13453,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     signImageProxyUrl: {
@@ -13315,6 +13541,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createImageConversion: {
@@ -13580,6 +13808,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createVideoConversion: {
@@ -13833,6 +14063,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getConversion: {
@@ -13960,6 +14192,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     cancelConversion: {
@@ -14122,6 +14355,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listConversions: {
@@ -14262,6 +14497,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listSharedLinks: {
@@ -14433,6 +14669,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createSharedLink: {
@@ -14639,6 +14876,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getSharedLink: {
@@ -14799,6 +15038,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteSharedLink: {
@@ -14964,6 +15204,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateSharedLink: {
@@ -15138,6 +15380,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listSharedLinkAccessLog: {
@@ -15276,6 +15520,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getPublicShare: {
@@ -15416,6 +15661,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     unlockPublicShare: {
@@ -15514,6 +15760,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadPublicShareAsset: {
@@ -15707,6 +15955,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadPublicShareZip: {
@@ -15826,6 +16076,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadZip: {
@@ -15951,6 +16203,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     signZipDownloadUrl: {
@@ -16068,6 +16322,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listZipEntries: {
@@ -16208,6 +16464,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadZipEntry: {
@@ -16323,6 +16581,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createZipImport: {
@@ -16523,6 +16783,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getZipImport: {
@@ -16658,6 +16920,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listDrives: {
@@ -16738,6 +17002,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listDriveImports: {
@@ -16861,6 +17126,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getDriveImport: {
@@ -17006,6 +17272,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     startGoogleDriveConnection: {
@@ -17100,6 +17367,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     completeGoogleDriveConnection: {
@@ -17161,6 +17429,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listGoogleDriveFiles: {
@@ -17310,6 +17579,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     downloadGoogleDriveFile: {
@@ -17438,6 +17708,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     uploadAssetToGoogleDrive: {
@@ -17600,6 +17871,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createGoogleDriveImport: {
@@ -17804,6 +18077,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteGoogleDriveConnection: {
@@ -17898,6 +18173,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     startDropboxConnection: {
@@ -17992,6 +18269,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     completeDropboxConnection: {
@@ -18053,6 +18331,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listDropboxFiles: {
@@ -18202,6 +18481,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     downloadDropboxFile: {
@@ -18330,6 +18610,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     uploadAssetToDropbox: {
@@ -18492,6 +18773,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createDropboxImport: {
@@ -18696,6 +18979,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteDropboxConnection: {
@@ -18790,6 +19075,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     startOneDriveConnection: {
@@ -18884,6 +19171,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     completeOneDriveConnection: {
@@ -18945,6 +19233,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listOneDriveFiles: {
@@ -19094,6 +19383,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     downloadOneDriveFile: {
@@ -19222,6 +19512,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     uploadAssetToOneDrive: {
@@ -19384,6 +19675,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createOneDriveImport: {
@@ -19588,6 +19881,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteOneDriveConnection: {
@@ -19682,6 +19977,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createCheckoutSession: {
@@ -19825,6 +20122,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createBillingPortalSession: {
@@ -19964,6 +20263,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getSubscription: {
@@ -20081,6 +20382,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listPlans: {
@@ -20169,6 +20471,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     receiveStripeWebhook: {
@@ -20260,6 +20563,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listWorkspaceInvitations: {
@@ -20413,6 +20718,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createWorkspaceInvitation: {
@@ -20587,6 +20893,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     sendWorkspaceInvitationAgain: {
@@ -20748,6 +21056,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteWorkspaceInvitation: {
@@ -20889,6 +21199,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getInvitation: {
@@ -20977,6 +21289,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     acceptInvitationAsNewUser: {
@@ -21100,6 +21413,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     acceptInvitationAsCurrentUser: {
@@ -21215,6 +21530,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listUsers: {
@@ -21358,6 +21675,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createUser: {
@@ -21506,6 +21824,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteUser: {
@@ -21635,6 +21955,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateUser: {
@@ -21780,6 +22102,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createUserPasswordLink: {
@@ -21906,6 +22230,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getInstanceSettings: {
@@ -22027,6 +22353,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateInstanceSettings: {
@@ -22156,6 +22483,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getAccountOptions: {
@@ -22200,6 +22529,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updatePassword: {
@@ -22266,6 +22596,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listSessions: {
@@ -22316,6 +22648,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteSession: {
@@ -22380,6 +22713,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteOtherSessions: {
@@ -22426,6 +22761,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getPasswordLink: {
@@ -22505,6 +22842,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     sendPasswordResetLink: {
@@ -22584,6 +22922,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     completePasswordReset: {
@@ -22674,6 +23014,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
 }

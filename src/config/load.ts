@@ -6,7 +6,7 @@ import { loadPlansFile, PlansFileError, type Plan } from '../payments/plans.js';
 import type { MailConfig } from '../mail/types.js';
 import { ConfigError, type Env } from './declare.js';
 import { mailFrom } from './formats.js';
-import type { AppConfig, DriveOAuthClientConfig, DrivesConfig, ImageGenConfig, PaymentsConfig, SocialConfig, StorageConfig } from './types.js';
+import type { AppConfig, DriveOAuthClientConfig, DrivesConfig, ImageGenConfig, PaymentsConfig, S3ClientSettings, SocialConfig, StorageConfig } from './types.js';
 import { read, type NameOf } from './vars.js';
 
 /**
@@ -26,10 +26,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: read(env, 'HOST'),
     dataDir,
     databaseUrl,
+    database: Object.freeze({
+      connectTimeoutMs: read(env, 'DAM_DB_CONNECT_TIMEOUT') * 1000,
+      statementTimeoutMs: read(env, 'DAM_DB_STATEMENT_TIMEOUT') * 1000,
+    }),
     jwtSecret: jwtSecret(env, dataDir, databaseUrl),
     jwtSecretPrevious: Object.freeze(read(env, 'DAM_JWT_SECRET_PREVIOUS') ?? []),
     role: read(env, 'DAM_ROLE'),
     redisUrl: read(env, 'DAM_REDIS_URL'),
+    readyMinFreeBytes: read(env, 'DAM_READY_MIN_FREE_BYTES'),
     metricsToken: read(env, 'DAM_METRICS_TOKEN'),
     sessionTtl: read(env, 'DAM_SESSION_TTL'),
     allowRegistration: read(env, 'DAM_ALLOW_REGISTRATION'),
@@ -139,7 +144,19 @@ function storageConfig(env: Env): StorageConfig {
     accessKeyId: read(env, 'DAM_S3_ACCESS_KEY_ID'),
     secretAccessKey: read(env, 'DAM_S3_SECRET_ACCESS_KEY'),
     forcePathStyle: read(env, 'DAM_S3_FORCE_PATH_STYLE'),
+    client: s3ClientSettings(env),
   };
+}
+
+/** The S3 client's retries, timeouts and connections (issue #37); `s3ClientSettings({})` gives the defaults. */
+export function s3ClientSettings(env: Env): S3ClientSettings {
+  return Object.freeze({
+    maxAttempts: read(env, 'DAM_S3_MAX_ATTEMPTS'),
+    retryMode: read(env, 'DAM_S3_RETRY_MODE'),
+    connectTimeoutMs: read(env, 'DAM_S3_CONNECT_TIMEOUT') * 1000,
+    requestTimeoutMs: read(env, 'DAM_S3_REQUEST_TIMEOUT') * 1000,
+    maxSockets: read(env, 'DAM_S3_MAX_SOCKETS'),
+  });
 }
 
 function imageGenConfig(env: Env): ImageGenConfig | null {

@@ -13,6 +13,8 @@ export interface AppConfig {
   readonly dataDir: string;
   /** `sqlite:<file>` (default, under dataDir) or a postgres:// URL. */
   readonly databaseUrl: string;
+  /** PostgreSQL's timeouts (DAM_DB_CONNECT_TIMEOUT, DAM_DB_STATEMENT_TIMEOUT; issue #37); SQLite ignores them. */
+  readonly database: DatabaseConfig;
   /**
    * DAM_JWT_SECRET, or on SQLite the secret generated into the data dir. Undefined on PostgreSQL
    * without DAM_JWT_SECRET: every process reads the one generated in the database at start
@@ -25,6 +27,8 @@ export interface AppConfig {
   readonly role: ProcessRole;
   /** DAM_REDIS_URL: rate-limit counters in Redis (ioredis) instead of the database / this process. */
   readonly redisUrl: string | undefined;
+  /** DAM_READY_MIN_FREE_BYTES: free bytes /readyz requires on the data dir's file system (and its tmp/ and storage/); 0: not checked. */
+  readonly readyMinFreeBytes: number;
   /** DAM_METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers loopback clients only. */
   readonly metricsToken: string | undefined;
   /** Session lifetime in seconds. */
@@ -266,6 +270,28 @@ export type StorageConfig =
       readonly accessKeyId: string | undefined;
       readonly secretAccessKey: string | undefined;
       readonly forcePathStyle: boolean;
+      readonly client: S3ClientSettings;
     };
 
+/** How the S3 client retries and when it gives up on a store that errs or stalls (issue #37). */
+export interface S3ClientSettings {
+  /** Attempts per request, the first included (DAM_S3_MAX_ATTEMPTS). */
+  readonly maxAttempts: number;
+  /** The AWS SDK's retry mode (DAM_S3_RETRY_MODE). */
+  readonly retryMode: 'standard' | 'adaptive';
+  /** Milliseconds to open a connection (DAM_S3_CONNECT_TIMEOUT). */
+  readonly connectTimeoutMs: number;
+  /** Milliseconds a request or a streamed body may go without a byte (DAM_S3_REQUEST_TIMEOUT). */
+  readonly requestTimeoutMs: number;
+  /** Connections to the store at most (DAM_S3_MAX_SOCKETS). */
+  readonly maxSockets: number;
+}
+
 export type ProcessRole = 'all' | 'api' | 'worker';
+
+export interface DatabaseConfig {
+  /** Longest wait for a connection, new or pooled. */
+  readonly connectTimeoutMs: number;
+  /** statement_timeout of every connection (0: none); migrations run without it. */
+  readonly statementTimeoutMs: number;
+}

@@ -154,6 +154,28 @@ export const VARS = {
     parse: format.databaseUrl,
     description: 'The database: SQLite (one machine) or PostgreSQL (needed to run several processes). See "PostgreSQL, S3 and Redis" in [install.md](install.md).',
   }),
+  DAM_DB_CONNECT_TIMEOUT: integer({
+    section: 'data',
+    default: 5,
+    min: 1,
+    max: 300,
+    unit: 'seconds',
+    description:
+      'PostgreSQL: the longest a request, job or sweep waits for a database connection, a new one or a free one of the pool (10 per process). ' +
+      'Past it, and at once when PostgreSQL refuses connections (restarting, failing over), requests answer 503 `DATABASE_UNAVAILABLE` with `Retry-After` ' +
+      'and jobs wait without using an attempt. See "Faults" in [operations.md](operations.md).',
+  }),
+  DAM_DB_STATEMENT_TIMEOUT: integer({
+    section: 'data',
+    default: 30,
+    min: 0,
+    max: 3600,
+    unit: 'seconds',
+    description:
+      "PostgreSQL: `statement_timeout` of the service's connections; a statement running longer (a lock held by a stuck transaction included) is " +
+      'cancelled and the request answers 503 `DATABASE_UNAVAILABLE`. The service gives up waiting 5 s after it (a server gone without closing the ' +
+      'connection) and opens a new connection. Migrations run without it. `0`: none.',
+  }),
   DAM_REDIS_URL: text({
     section: 'data',
     type: 'url',
@@ -168,6 +190,16 @@ export const VARS = {
       '`DAM_REDIS_URL` (PostgreSQL: shared in the database; SQLite: in each process) until Redis answers again (retried in the background, and by one request every 2 s), ' +
       'counts restarting from zero on each switch. The process logs one warning when Redis fails (URL without its password) and one line when it is back, ' +
       'and starts when Redis is unreachable.',
+  }),
+  DAM_READY_MIN_FREE_BYTES: integer({
+    section: 'data',
+    default: 512 * 1024 ** 2,
+    min: 0,
+    unit: 'bytes',
+    description:
+      'Free space `GET /readyz` requires on the file system of `$DAM_DATA_DIR` (and of its `tmp/` and `storage/` when they are mounts of their own); ' +
+      'below it the process answers 503 naming the disk, so that a load balancer stops sending it uploads before the disk is full. `0`: the check is off ' +
+      '(the free space is still shown, and on `GET /metrics` as `dam_disk_free_bytes`).',
   }),
 
   // --- Accounts and sessions
@@ -293,6 +325,54 @@ export const VARS = {
     onlyWith: 'DAM_STORAGE=s3',
     default: false,
     description: 'Path-style addressing (MinIO, Ceph, s3rver).',
+  }),
+  DAM_S3_MAX_ATTEMPTS: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 3,
+    min: 1,
+    max: 10,
+    description:
+      'Attempts per S3 request, the first included: a 5xx, `SlowDown`, a reset connection or a timeout is tried again after an exponential backoff with jitter ' +
+      "(the SDK's retry quota stops retrying while most attempts fail). When the last attempt fails, the request is answered 503 `STORAGE_UNAVAILABLE` " +
+      'with `Retry-After`, and a job waits and runs again. See "The object store errs, stalls or loses packets" in [operations.md](operations.md).',
+  }),
+  DAM_S3_RETRY_MODE: oneOf({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    values: ['standard', 'adaptive'],
+    default: 'standard',
+    description:
+      "The AWS SDK's retry mode: `standard` (backoff with jitter and a retry quota) or `adaptive` (the same, and a client-side rate limit that slows down while the store answers `SlowDown`).",
+  }),
+  DAM_S3_CONNECT_TIMEOUT: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 5,
+    min: 1,
+    max: 300,
+    unit: 'seconds',
+    description: 'Seconds to open a connection to the store before the attempt counts as failed (and is retried).',
+  }),
+  DAM_S3_REQUEST_TIMEOUT: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 30,
+    min: 1,
+    max: 3600,
+    unit: 'seconds',
+    description:
+      'Seconds an S3 request may go without a byte moving (sending its body, waiting for the answer, reading it) before the attempt counts as failed; ' +
+      'an object streamed to a client (a download) is cut after this long without a byte from the store while the client is waiting for one. ' +
+      'A request to a stalled store therefore fails after about `DAM_S3_MAX_ATTEMPTS` times this.',
+  }),
+  DAM_S3_MAX_SOCKETS: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 50,
+    min: 1,
+    max: 1000,
+    description: 'Connections to the store this process keeps at most (reused, keep-alive); further requests wait for one.',
   }),
   DAM_UPLOAD_TTL: integer({
     section: 'storage',

@@ -6,6 +6,7 @@ import type { JobOutcome } from '../jobs/queue.js';
 import type { JobQueueStat } from '../repositories/jobs.js';
 import type { AnswerCacheStats } from '../domain/answer-cache.js';
 import type { FaultStat } from '../faults/monitor.js';
+import type { DiskSpace } from '../faults/disk-space.js';
 import { LatencyHistogram, type HistogramSeries } from './latency-histogram.js';
 
 /**
@@ -148,6 +149,23 @@ export class AppMetrics {
     labelNames: ['sweep'] as const,
     registers: [this.registry],
   });
+  private readonly diskFree = new Gauge({
+    name: 'dam_disk_free_bytes',
+    help: 'Free bytes (for this process, blocks reserved for root not counted) of each file system the service writes, read when scraped: path="data" (DAM_DATA_DIR), and "tmp", "storage" or "database" when on a file system of their own',
+    labelNames: ['path'] as const,
+    registers: [this.registry],
+  });
+  private readonly diskSize = new Gauge({
+    name: 'dam_disk_size_bytes',
+    help: 'Size in bytes of each file system of dam_disk_free_bytes, by the same path label',
+    labelNames: ['path'] as const,
+    registers: [this.registry],
+  });
+  private readonly diskMinFree = new Gauge({
+    name: 'dam_disk_min_free_bytes',
+    help: 'DAM_READY_MIN_FREE_BYTES: below this many free bytes on any of them GET /readyz answers 503 (0: not checked)',
+    registers: [this.registry],
+  });
   /** Per "method route status": its latency series and its route's byte totals, found with one lookup. */
   private readonly answers = new Map<string, { latency: HistogramSeries; bytes: ByteTotals }>();
   /**
@@ -166,6 +184,8 @@ export class AppMetrics {
       answerCache?: () => AnswerCacheStats;
       faults?: () => FaultStat[];
       sweeps?: { refusedRuns: () => Record<string, number>; waiting: () => Promise<Record<string, number>> };
+      /** The file systems the service writes and the free space /readyz requires (issue #37). */
+      disk?: { space: () => Promise<DiskSpace[]>; minFreeBytes: number };
     },
   ) {}
 
@@ -209,7 +229,8 @@ export class AppMetrics {
 
   /** The Prometheus text: this app's metrics, read fresh where they are gauges, then the process's. */
   async render(): Promise<{ contentType: string; body: string }> {
-    const stats = await this.sources.jobStats();
+    // The database down (issue #37) must not fail the scrape that shows it (dam_fault_active): the queue's series drop.
+    const stats = await this.sources.jobStats().catch(() => []);
     const now = this.sources.now();
     // Reset first: a kind whose queue emptied must drop to nothing, not keep its last value.
     this.queued.reset();
@@ -239,7 +260,20 @@ export class AppMetrics {
     if (this.sources.sweeps) {
       this.sweepRefusals.reset();
       for (const [sweep, runs] of Object.entries(this.sources.sweeps.refusedRuns())) this.sweepRefusals.labels(sweep).inc(runs);
-      for (const [sweep, waiting] of Object.entries(await this.sources.sweeps.waiting())) this.sweepsWaiting.labels(sweep).set(waiting);
+      // The database down must not fail the scrape either: the gauge keeps its last values.
+      const waiting = await this.sources.sweeps.waiting().catch(() => ({}));
+      for (const [sweep, count] of Object.entries(waiting)) this.sweepsWaiting.labels(sweep).set(count);
+    }
+    const disk = this.sources.disk;
+    if (disk) {
+      this.diskFree.reset();
+      this.diskSize.reset();
+      // A file system that cannot be read (the data dir gone) drops its series rather than failing the scrape.
+      for (const d of await disk.space().catch(() => [])) {
+        this.diskFree.labels(d.label).set(d.freeBytes);
+        this.diskSize.labels(d.label).set(d.sizeBytes);
+      }
+      this.diskMinFree.set(disk.minFreeBytes);
     }
     this.received.reset();
     this.sent.reset();

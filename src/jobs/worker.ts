@@ -101,8 +101,6 @@ export class JobWorker {
       const slots = this.queue.uploadedWithin(UPLOAD_YIELD_MS) ? 1 : this.config.concurrency;
       try {
         started = await this.fill(slots);
-        // A claim answered: the database is back (closes its incident, if one is open).
-        this.faults?.recovered('database_unavailable');
         await this.pruneNowAndThen();
       } catch (err) {
         // A database that is down fails every poll: one log line per incident (issue #37), not one a second.
@@ -120,13 +118,18 @@ export class JobWorker {
     await this.settleClaim();
     const free = slots - this.active.size;
     if (free <= 0) return 0;
+    const claimedAt = Date.now();
     const claiming = this.queue.claim(this.id, free).then((jobs) => {
       for (const job of jobs) this.launch(job);
       return jobs.length;
     });
     this.claiming = claiming;
     try {
-      return await claiming;
+      const started = await claiming;
+      // A claim answered: the database is back (closes its incident, if one began before this claim did). Only a
+      // claim that ran: with every slot busy nothing asks the database, which may still be down.
+      this.faults?.recovered('database_unavailable', claimedAt);
+      return started;
     } finally {
       if (this.claiming === claiming) this.claiming = undefined;
     }
@@ -149,7 +152,12 @@ export class JobWorker {
     const handler = this.handlers.get(job.kind);
     // A long job keeps its lease; a dead worker stops renewing it, and another worker takes the job.
     const heartbeat = setInterval(() => {
-      this.queue.heartbeat(job, this.id).catch((err: unknown) => this.log.warn({ err, job: job.id }, 'job worker: heartbeat failed'));
+      this.queue.heartbeat(job, this.id).catch((err: unknown) => {
+        // A database outage is one incident (issue #37), not a warning per running job every lease / 3.
+        const fault = faultOf(err);
+        if (fault && this.faults) this.faults.report(fault, err, `job ${job.kind}: heartbeat`);
+        else this.log.warn({ err, job: job.id }, 'job worker: heartbeat failed');
+      });
     }, (this.config.leaseSeconds * 1000) / 3);
     heartbeat.unref();
     let payload: unknown;
@@ -187,7 +195,11 @@ export class JobWorker {
       if (outcome === 'failed' && handler?.onGaveUp && payload !== undefined) await handler.onGaveUp(payload as never, message);
       return outcome;
     } catch (recordErr) {
-      this.log.error({ err: recordErr, job: job.id }, 'job worker: recording a failure failed');
+      // The database is gone (issue #37): the job stays claimed and runs again when its lease runs out; the
+      // incident is logged once, not once per job.
+      const recordFault = faultOf(recordErr);
+      if (recordFault && this.faults) this.faults.report(recordFault, recordErr, `job ${job.kind}: recording its outcome`);
+      else this.log.error({ err: recordErr, job: job.id }, 'job worker: recording a failure failed');
       return undefined;
     }
   }

@@ -137,7 +137,8 @@ export interface Services {
 export function buildServices(ctx: AppContext): Services {
   // issue #17: a past_due workspace past its grace period is read-only for every write requireRole checks.
   installWriteGuard(ctx.db, (db, workspaceId) => assertWritable(ctx, db, workspaceId));
-  const store = createObjectStore(ctx.config, ctx.db, () => ctx.now(), ctx.secrets);
+  // A body that fails after its download began reaches no error handler: the incident is reported here (issue #37).
+  const store = createObjectStore(ctx.config, ctx.db, () => ctx.now(), ctx.secrets, (err) => ctx.faults.report('storage_unavailable', err, 'object body'));
   // Session, memberships and roles of repeated requests, while the database is unchanged (issue #18).
   const reads = new FreshReads(ctx);
   const auth = new AuthService(ctx, reads);

@@ -4,6 +4,7 @@ import { appError } from '../errors.js';
 import { planInEffect, type PlanLimits } from '../payments/plans.js';
 import { findBilling } from '../repositories/payments.js';
 import * as usage from '../repositories/usage.js';
+import { retryAfterFault } from '../faults/retry-later.js';
 
 /**
  * Plan limits and the past_due read-only state (issue #17, step 2): the one module every path that
@@ -60,7 +61,12 @@ export async function withStorage<T>(ctx: AppContext, workspaceId: number, bytes
   try {
     return await store();
   } finally {
-    await releaseStorage(ctx, workspaceId, reserved);
+    // The database gone just now (issue #37) must not fail an upload already recorded: the reservation is given
+    // back once it is back (and the usage sweep recounts it from the rows in any case).
+    await releaseStorage(ctx, workspaceId, reserved).catch((err: unknown) => {
+      const release = () => releaseStorage(ctx, workspaceId, reserved);
+      if (!retryAfterFault(err, 'releasing a storage reservation', release, ctx.faults.log)) throw err;
+    });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { faultOf, storeFailure as answerStoreFailure } from '../faults/classify.js';
+import { retryAfterFault } from '../faults/retry-later.js';
 import { uploadedFileName } from '../domain/file-names.js';
 import { fileTypeOf } from '../domain/file-types.js';
 import { METADATA_LIMITS, jsonLimitViolation } from '../http/json-limits.js';
@@ -91,12 +92,19 @@ export class VersionService {
         await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
         throw answerStoreFailure(err, 'Storing the file failed');
       }
-      return this.lifecycle.promoteNow(
-        reserved.id,
-        { mime_type: mimeType, file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null, sha256: file.sha256 },
-        { merge: metadata },
-        { actor: caller },
-      );
+      try {
+        return await this.lifecycle.promoteNow(
+          reserved.id,
+          { mime_type: mimeType, file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null, sha256: file.sha256 },
+          { merge: metadata },
+          { actor: caller },
+        );
+      } catch (err) {
+        // Stored but not recorded, the database gone (issue #37): the reserved version goes once it is back, its key
+        // queuing the object's deletion; a version whose commit answer was lost is ready and stays.
+        retryAfterFault(err, 'discarding a version that could not be recorded', () => this.lifecycle.discard(this.ctx.db, asset.id, reserved.id), this.ctx.faults.log);
+        throw err;
+      }
     });
     return this.view({ ...promoted, thumbnail_key: null }, { ...asset, metadata: promoted.metadata }, { userId: caller.id });
   }

@@ -64,6 +64,11 @@ export interface ObjectStore {
   listKeys(prefix: string): AsyncIterable<ListedObject>;
   getCorsRules(): Promise<CorsRule[]>;
   putCorsRules(rules: CorsRule[]): Promise<void>;
+  /**
+   * Whether the store is there and answers (GET /readyz, issue #37): one cheap request or file-system call, given up
+   * after `timeoutMs`. Throws a StoreError that is `unavailable` when the store did not answer or failed.
+   */
+  probe(timeoutMs: number): Promise<void>;
 }
 
 /**

@@ -1,4 +1,6 @@
 import { createReadStream } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
@@ -8,6 +10,7 @@ import {
   DeleteObjectCommand,
   GetBucketCorsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   ListPartsCommand,
@@ -19,9 +22,13 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { StorageConfig } from '../config.js';
+import { GuardedBody } from './body-guard.js';
 import { StoreError, type ByteRange, type CorsRule, type ListedObject, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
 
 type S3Config = Extract<StorageConfig, { kind: 's3' }>;
+
+/** Told when an object's body fails after its answer began (reset, stalled, cut short): the store is failing. */
+export type BodyFailureListener = (err: StoreError) => void;
 
 /** The largest object one CopyObject call copies. */
 const MAX_COPY_SIZE = 5 * 1024 ** 3;
@@ -43,15 +50,38 @@ async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Any S3-compatible store (AWS S3, MinIO, Ceph, R2) through the AWS SDK v3. */
+/**
+ * Any S3-compatible store (AWS S3, MinIO, Ceph, R2) through the AWS SDK v3.
+ *
+ * A store that errs or stalls (issue #37) costs a bounded time: every request is tried DAM_S3_MAX_ATTEMPTS times
+ * at most, with the SDK's exponential backoff and jitter and its retry quota (`standard` or `adaptive` mode), each
+ * attempt given DAM_S3_CONNECT_TIMEOUT to connect and cut after DAM_S3_REQUEST_TIMEOUT without a byte; then it
+ * fails as a StoreError without a status (`unavailable`: 503 STORAGE_UNAVAILABLE, a job postponed). Connections are
+ * kept alive and bounded (DAM_S3_MAX_SOCKETS, shared by both clients below).
+ *
+ * Two clients, because one timeout cannot fit both kinds of request: `client` cuts a socket idle for the request
+ * timeout (the SDK's socketTimeout: a stall while sending, waiting or reading an XML answer); `reader` serves the
+ * object bodies we stream to clients, where an idle socket may only mean that our own client reads slowly, so it
+ * bounds the time to the answer's headers (requestTimeout) and leaves the body to GuardedBody, whose clock runs only
+ * while the reader waits for the store.
+ */
 export class S3Store implements ObjectStore {
   readonly kind = 's3' as const;
   private readonly client: S3Client;
+  private readonly reader: S3Client;
   private readonly bucket: string;
+  private readonly bodyIdleMs: number;
 
-  constructor(config: S3Config) {
+  constructor(
+    config: S3Config,
+    private readonly bodyFailed?: BodyFailureListener,
+  ) {
     this.bucket = config.bucket;
-    this.client = new S3Client({
+    const { maxAttempts, retryMode, connectTimeoutMs, requestTimeoutMs, maxSockets } = config.client;
+    this.bodyIdleMs = requestTimeoutMs;
+    // Our own agents (the SDK's default is 50 sockets per client, and an unbounded one for Expect: 100-continue).
+    const agents = { http: new http.Agent({ keepAlive: true, maxSockets }), https: new https.Agent({ keepAlive: true, maxSockets }) };
+    const common = {
       region: config.region,
       endpoint: config.endpoint,
       forcePathStyle: config.forcePathStyle,
@@ -62,6 +92,15 @@ export class S3Store implements ObjectStore {
       // Checksums only where S3 requires them: many S3-compatible stores reject the newer defaults.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts,
+      retryMode,
+    } as const;
+    const handler = { connectionTimeout: connectTimeoutMs, httpAgent: agents.http, httpsAgent: agents.https };
+    this.client = new S3Client({ ...common, requestHandler: { ...handler, socketTimeout: requestTimeoutMs } });
+    this.reader = new S3Client({
+      ...common,
+      // throwOnRequestTimeout: without it the SDK only logs a warning when requestTimeout passes.
+      requestHandler: { ...handler, requestTimeout: requestTimeoutMs, throwOnRequestTimeout: true, socketTimeout: 0 },
     });
   }
 
@@ -143,12 +182,21 @@ export class S3Store implements ObjectStore {
 
   async read(key: string, range?: ByteRange): Promise<ObjectBody> {
     const out = await call('GetObject', () =>
-      this.client.send(
+      this.reader.send(
         new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
       ),
     );
     const total = out.ContentRange ? Number(out.ContentRange.split('/')[1]) : (out.ContentLength ?? 0);
-    return { stream: out.Body as Readable, size: total };
+    const stream = new GuardedBody(out.Body as Readable, {
+      idleMs: this.bodyIdleMs,
+      expected: out.ContentLength,
+      fail: (cause) => {
+        const err = storeError(`GetObject ${key} body`, cause);
+        this.bodyFailed?.(err);
+        return err;
+      },
+    });
+    return { stream, size: total };
   }
 
   async delete(key: string): Promise<void> {
@@ -190,5 +238,16 @@ export class S3Store implements ObjectStore {
     await call('PutBucketCors', () =>
       this.client.send(new PutBucketCorsCommand({ Bucket: this.bucket, CORSConfiguration: { CORSRules: rules } })),
     );
+  }
+
+  /** HeadBucket, aborted after `timeoutMs` (a stalled store must not hold /readyz). */
+  async probe(timeoutMs: number): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+    } catch (err) {
+      // 403: the store answered; the credentials may lack s3:ListBucket, which HeadBucket needs and objects do not.
+      if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 403) return;
+      throw storeError('HeadBucket', err);
+    }
   }
 }

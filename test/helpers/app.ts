@@ -18,10 +18,13 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     host: '127.0.0.1',
     dataDir,
     databaseUrl: 'sqlite::memory:',
+    database: { connectTimeoutMs: 5000, statementTimeoutMs: 30_000 },
     jwtSecret: 'test-secret-test-secret-test-secret-0123456789',
     jwtSecretPrevious: [],
     role: 'all',
     redisUrl: undefined,
+    // Off: test machines' disks may be nearly full; test/readiness.test.ts sets one.
+    readyMinFreeBytes: 0,
     metricsToken: undefined,
     sessionTtl: 3600,
     allowRegistration: true,

@@ -330,8 +330,11 @@ export class StorageService {
     try {
       await this.store.completeMultipartUpload(session.storage_key, session.id, parts);
     } catch (err) {
-      // A concurrent or interrupted completion may already have joined the parts: carry on if the object is there.
-      const joined = err instanceof StoreError && err.providerCode === 'NoSuchUpload' && (await this.store.head(session.storage_key));
+      // A concurrent or interrupted completion may already have joined the parts: carry on if the object is there
+      // (the key is this upload's alone). S3 answers a second completion NoSuchUpload; some S3-compatible stores (s3rver)
+      // a 500; and when the store's answer to the completion was lost (issue #37: reset, timed out), it may have joined
+      // them all the same. The HEAD is the store saying the object exists, so nothing is reported done that is not.
+      const joined = err instanceof StoreError && (err.providerCode === 'NoSuchUpload' || err.unavailable) && (await this.store.head(session.storage_key));
       if (!joined) storeFailure(err);
     }
     return this.finishUpload(caller, session, parts);
