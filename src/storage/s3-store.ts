@@ -173,7 +173,7 @@ export class S3Store implements ObjectStore {
   async head(key: string): Promise<ObjectInfo | undefined> {
     try {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return { size: out.ContentLength ?? 0, contentType: out.ContentType };
+      return { size: out.ContentLength ?? 0, contentType: out.ContentType, etag: out.ETag?.replace(/"/g, '') };
     } catch (err) {
       if (err instanceof S3ServiceException && (err.name === 'NotFound' || err.$metadata.httpStatusCode === 404)) return undefined;
       throw storeError('HeadObject', err);

@@ -225,7 +225,9 @@ class Load {
       return false;
     }
     if (sha256(reply.bytes) !== u.sha256) {
-      this.wrong.push(`asset ${u.assetId}: 200 with ${reply.bytes.length} other bytes`);
+      const asset = await this.request('GET', `/dam/assets/${u.assetId}?workspaceId=${this.account.workspaceId}`);
+      const record = asset instanceof Error ? asset.message : asset.bytes.toString('utf8').slice(0, 400);
+      this.wrong.push(`asset ${u.assetId}: 200 with ${reply.bytes.length} other bytes (content-length ${reply.headers.get('content-length')}; the asset: ${record})`);
       return false;
     }
     this.downloads.whole += 1;

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { faultOf, storeFailure as answerStoreFailure } from '../../faults/classify.js';
 import type { AppContext } from '../../context.js';
 import { uploadedFileName } from '../../domain/file-names.js';
+import { multipartEtag } from '../../domain/object-parts.js';
 import { appError, notFound } from '../../errors.js';
 import { probeImage, PROBE_BYTES } from '../../media/probe.js';
 import { SNIFF_BYTES, sniffType } from '../../media/sniff.js';
@@ -11,7 +13,7 @@ import * as lifecycle from '../../repositories/asset-uploads.js';
 import { folderExistsInWorkspace } from '../../repositories/folders.js';
 import * as deletions from '../../repositories/object-deletions.js';
 import * as versions from '../../repositories/versions.js';
-import { DEFAULT_CORS_RULES, StoreError, type CorsRule, type ObjectStore, type StoredPart } from '../../storage/object-store.js';
+import { DEFAULT_CORS_RULES, StoreError, type CorsRule, type ObjectInfo, type ObjectStore, type StoredPart } from '../../storage/object-store.js';
 import { assetKey, parseAssetKey } from '../../storage/keys.js';
 import { LocalStore, MAX_PART_SIZE, normalizeEtag } from '../../storage/local-store.js';
 import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult, type DownloadValidator } from '../downloads.js';
@@ -333,11 +335,38 @@ export class StorageService {
       // A concurrent or interrupted completion may already have joined the parts: carry on if the object is there
       // (the key is this upload's alone). S3 answers a second completion NoSuchUpload; some S3-compatible stores (s3rver)
       // a 500; and when the store's answer to the completion was lost (issue #37: reset, timed out), it may have joined
-      // them all the same. The HEAD is the store saying the object exists, so nothing is reported done that is not.
-      const joined = err instanceof StoreError && (err.providerCode === 'NoSuchUpload' || err.unavailable) && (await this.store.head(session.storage_key));
+      // them all the same. The HEAD is the store saying the object exists; where S3's multipart ETag can be known it must
+      // be that of these parts, so a half-written or other object (s3rver leaves one when the completion's connection
+      // is cut) is never reported done.
+      const found = err instanceof StoreError && (err.providerCode === 'NoSuchUpload' || err.unavailable) ? await this.store.head(session.storage_key).catch(storeFailure) : undefined;
+      const joined = found && (await this.holdsTheseParts(session.storage_key, found, parts));
       if (!joined) storeFailure(err);
     }
     return this.finishUpload(caller, session, parts);
+  }
+
+  /**
+   * Whether the object found after a failed completion is the one these parts make (issue #37). S3's multipart ETag
+   * (`<md5 of the parts' md5s>-<count>`) is compared where it can be known; a store that gives a joined object a plain
+   * MD5 ETag (s3rver) has the object's bytes hashed against it, which also catches an object another, cut completion
+   * left half-written. Rare (only after a completion failed), so reading the object once is affordable.
+   */
+  private async holdsTheseParts(key: string, found: ObjectInfo, parts: PartRef[]): Promise<boolean> {
+    const etag = found.etag;
+    if (etag && /-\d+$/.test(etag)) {
+      const expected = multipartEtag(parts);
+      return expected === undefined || etag === expected;
+    }
+    if (!etag || !/^[0-9a-f]{32}$/i.test(etag)) return true;
+    try {
+      const body = await this.store.read(key);
+      const md5 = createHash('md5');
+      for await (const chunk of body.stream) md5.update(chunk as Buffer);
+      return md5.digest('hex') === etag.toLowerCase();
+    } catch {
+      // Not confirmed (the read failed too): not reported done; the client tries the completion again.
+      return false;
+    }
   }
 
   /**
