@@ -19,20 +19,6 @@ export async function queuedOfWorkspace(db: DB, workspaceId: number, examples: n
   return { count: Number(count.n), first: first.map((r) => r.storage_key) };
 }
 
-/** The objects rows of the workspace still reference (versions and their renditions): what a drain is a share of. */
-export async function countReferencedObjects(db: DB, workspaceId: number): Promise<number> {
-  const [versions, renditions] = await Promise.all([
-    db.selectFrom('asset_versions').select((eb) => eb.fn.countAll<number | string>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow(),
-    db
-      .selectFrom('version_renditions as r')
-      .innerJoin('asset_versions as v', 'v.id', 'r.version_id')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('v.workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return Number(versions.n) + Number(renditions.n);
-}
-
 export async function forgetObjectDeletion(db: DB, id: number): Promise<void> {
   await db.deleteFrom('object_deletions').where('id', '=', id).execute();
 }

@@ -121,15 +121,15 @@ export async function workspaceIdsAfter(db: DB, afterId: number, limit: number):
   return rows.map((r) => r.id);
 }
 
-/** Objects the workspace's rows say the store holds now: its ready versions' files and their renditions. */
-export async function countStoredObjects(db: DB, workspaceId: number): Promise<number> {
-  const [versions, renditions] = await Promise.all([
-    db
-      .selectFrom('asset_versions')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('workspace_id', '=', workspaceId)
-      .where('status', '=', 'ready')
-      .executeTakeFirstOrThrow(),
+/**
+ * Objects the workspace's rows reference: its versions' files and their renditions. `readyOnly`: what the store holds
+ * now (ready versions only; the orphan sweep); otherwise every version (what a drain of deletions is a share of).
+ */
+export async function countStoredObjects(db: DB, workspaceId: number, options: { readyOnly?: boolean } = {}): Promise<number> {
+  let versions = db.selectFrom('asset_versions').select((eb) => eb.fn.countAll<number | string>().as('n')).where('workspace_id', '=', workspaceId);
+  if (options.readyOnly) versions = versions.where('status', '=', 'ready');
+  const [v, renditions] = await Promise.all([
+    versions.executeTakeFirstOrThrow(),
     db
       .selectFrom('version_renditions as r')
       .innerJoin('asset_versions as v', 'v.id', 'r.version_id')
@@ -137,5 +137,5 @@ export async function countStoredObjects(db: DB, workspaceId: number): Promise<n
       .where('v.workspace_id', '=', workspaceId)
       .executeTakeFirstOrThrow(),
   ]);
-  return Number(versions.n) + Number(renditions.n);
+  return Number(v.n) + Number(renditions.n);
 }

@@ -54,7 +54,7 @@ export class OrphanSweep {
       after = page[page.length - 1]!;
       for (const ws of page) {
         const found = await this.inspect(ws, budget);
-        const stored = await countStoredObjects(this.ctx.db, ws);
+        const stored = await countStoredObjects(this.ctx.db, ws, { readyOnly: true });
         const present = found.listed - found.orphans;
         const missing = Math.max(0, stored - present);
         if (missing === 0 && found.orphans === 0) continue;

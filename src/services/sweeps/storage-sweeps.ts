@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { countStoredObjects } from '../../repositories/store-references.js';
 import * as deletions from '../../repositories/object-deletions.js';
 import { openRefusals } from '../../repositories/sweep-refusals.js';
 import * as uploads from '../../repositories/uploads.js';
@@ -80,7 +81,7 @@ export class StorageSweeps {
   async drainObjectDeletions(): Promise<number> {
     const plan = async (ws: number): Promise<SweepPlan> => {
       const queued = await deletions.queuedOfWorkspace(this.ctx.db, ws, EXAMPLES);
-      const total = queued.count + (await deletions.countReferencedObjects(this.ctx.db, ws));
+      const total = queued.count + (await countStoredObjects(this.ctx.db, ws));
       return {
         sweep: 'object-deletions',
         workspaceId: ws,
