@@ -8,6 +8,8 @@ import { installAuthHook } from './http/auth-hook.js';
 import { installIdempotency } from './http/idempotency.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { FaultMonitor } from './faults/monitor.js';
+import { diskPlaces, diskSpace } from './faults/disk-space.js';
+import { Readiness } from './faults/readiness.js';
 import { refuseUndeclaredBodies, validatorCompiler } from './http/validation.js';
 import { AccessLog, loggerOptions } from './http/logging.js';
 import { installBodyDeadlines } from './http/body-deadlines.js';
@@ -105,7 +107,17 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // Every API answer's fixed headers: the security headers and the open CORS policy (seed 1).
   const apiHeaders = Object.freeze({ ...headers.api, ...OPEN_CORS_HEADERS });
   // GET /metrics (issue #18): every answer is recorded (by the access log's completion), 404s and refusals included.
-  const metrics = new AppMetrics({ database, jobStats: () => services.jobs.stats(), now: () => ctx.now(), answerCache: () => services.answers.stats(), faults: () => ctx.faults.stats() });
+  // Issue #37: where the service writes, for /readyz's disk check and GET /metrics' dam_disk_free_bytes.
+  const disks = diskPlaces(config);
+  const metrics = new AppMetrics({
+    database,
+    jobStats: () => services.jobs.stats(),
+    now: () => ctx.now(),
+    answerCache: () => services.answers.stats(),
+    faults: () => ctx.faults.stats(),
+    disk: { space: () => diskSpace(disks), minFreeBytes: config.readyMinFreeBytes },
+  });
+  const readiness = new Readiness({ database, store: services.storage.store, faults: ctx.faults, places: disks, minFreeBytes: config.readyMinFreeBytes });
   const app = Fastify({
     serverFactory: fastHealthServer(apiHeaders),
     // Always a logger ('silent' when the caller wants none): Fastify tells the log controller, which records the
@@ -143,7 +155,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   if (config.role === 'worker') {
     // DAM_ROLE=worker: jobs and housekeeping; no API, only /healthz and /readyz on PORT for the orchestrator.
     installErrorHandler(app, config.env === 'development', ctx.faults);
-    await app.register(healthRoutes, { ctx });
+    await app.register(healthRoutes, { readiness });
     await app.register(metricsRoutes, { metrics, token: config.metricsToken });
     worker.start();
     return app;
@@ -170,7 +182,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await registerWebClient(app, { webDir: options.webDir, pageHeaders: headers.page });
   await registerOpenApi(app, config);
 
-  await app.register(healthRoutes, { ctx });
+  await app.register(healthRoutes, { readiness });
   await app.register(metricsRoutes, { metrics, token: config.metricsToken });
   await app.register(authRoutes, { auth: services.auth, limits });
   await app.register(socialAuthRoutes, { social: services.social, limits });

@@ -65,7 +65,7 @@ describe('HTTP surface', () => {
     it('GET /readyz answers 200 without a token while the database is reachable', async () => {
       const res = await t.request({ method: 'GET', url: '/readyz' });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ status: 'ready' });
+      expect(res.json()).toEqual({ status: 'ready', checks: { database: 'ok', disk: 'off', store: 'ok' } });
     });
   });
 

@@ -134,6 +134,16 @@ describe.each(dialects)('GET /metrics on %s', (dialect) => {
     expect(sample(text, 'dam_job_failures_total', { kind: 'test.no_handler', final: 'true' })).toBe(2);
   });
 
+  it('reads the free bytes of the data dir\'s file system when scraped, with the threshold of /readyz (issue #37)', async () => {
+    const text = await scrape(t);
+    const free = sample(text, 'dam_disk_free_bytes', { path: 'data' });
+    expect(free).toBeGreaterThan(0);
+    expect(sample(text, 'dam_disk_size_bytes', { path: 'data' })).toBeGreaterThanOrEqual(free!);
+    // The test config turns the check off (0); the production default is 512 MiB.
+    expect(sample(text, 'dam_disk_min_free_bytes')).toBe(t.config.readyMinFreeBytes);
+    expect(text).toMatch(/^# TYPE dam_disk_free_bytes gauge$/m);
+  });
+
   it(`reports the connection pool on PostgreSQL only`, async () => {
     const text = await scrape(t);
     if (dialect === 'postgres') {

@@ -30,6 +30,10 @@ const S3_CODES: Record<string, string> = {
   EntityTooLarge: 'PAYLOAD_TOO_LARGE',
   QuotaExceeded: 'QUOTA_EXCEEDED',
   InvalidArgument: 'VALIDATION_ERROR',
+  // Issue #37: the local part URL's faults, and S3's (and MinIO's) own words for the same.
+  ServiceUnavailable: 'STORAGE_UNAVAILABLE',
+  SlowDown: 'STORAGE_UNAVAILABLE',
+  XMinioStorageFull: 'INSUFFICIENT_STORAGE',
 };
 
 /** One element's text of a small, known XML document (S3's `<Error>`): no XML library in browsers and Node alike. */

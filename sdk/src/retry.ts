@@ -16,8 +16,10 @@ export class RetryableError extends Error {
     message: string,
     /** The server's Retry-After (a 429 or 503), in ms: the retry waits at least that long. */
     readonly retryAfterMs?: number,
+    /** The failure itself (a DamApiError with the server's code): thrown instead once the attempts are used up. */
+    options?: { cause?: Error },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -37,7 +39,7 @@ export function retryAfterOf(response: Response): number | undefined {
 
 /** The error for a failed answer: retryable (keeping its Retry-After) when the status is worth another attempt. */
 export function failureOf(response: Response, err: Error, alsoRetry: (status: number) => boolean = () => false): Error {
-  return isRetryableStatus(response.status) || alsoRetry(response.status) ? new RetryableError(err.message, retryAfterOf(response)) : err;
+  return isRetryableStatus(response.status) || alsoRetry(response.status) ? new RetryableError(err.message, retryAfterOf(response), { cause: err }) : err;
 }
 
 export function isRetryableStatus(status: number): boolean {
@@ -91,8 +93,35 @@ export async function withRetries<T>(policy: RetryPolicy, signal: AbortSignal | 
         await sleep(Math.max(wait, backoffDelay(policy, 1)), signal);
         continue;
       }
-      if (!retryable || n >= policy.attempts) throw err;
+      // Given up: the failure as the server named it (its code: INSUFFICIENT_STORAGE, STORAGE_UNAVAILABLE...), if known.
+      if (!retryable || n >= policy.attempts) throw err instanceof RetryableError && err.cause instanceof Error ? err.cause : err;
       await sleep(backoffDelay(policy, n), signal);
     }
   }
+}
+
+/** The longest Retry-After of a 503 that `retryUnavailable` waits out; a longer one is answered as it came. */
+const MAX_UNAVAILABLE_WAIT_MS = 30_000;
+/** Requests that change nothing, so sending them again is safe whatever became of the first. */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/**
+ * `fetchFn`, sending a GET or HEAD again when it is answered 503 with a Retry-After of at most 30 s: the server says
+ * the database or the object store is unavailable for a moment (DATABASE_UNAVAILABLE, STORAGE_UNAVAILABLE: a restart,
+ * a failover, a store that stalls), and when to come back. At most `attempts` in all (the first included); other
+ * methods, other statuses and a 503 without Retry-After are answered as they came. An abort stops the wait.
+ */
+export function retryUnavailable(fetchFn: (input: Request) => Promise<Response>, attempts: number): (input: Request) => Promise<Response> {
+  if (attempts <= 1) return fetchFn;
+  return async (request) => {
+    if (!SAFE_METHODS.has(request.method)) return fetchFn(request);
+    for (let n = 1; ; n++) {
+      const response = await fetchFn(n < attempts ? request.clone() : request);
+      if (n >= attempts || response.status !== 503) return response;
+      const wait = retryAfterOf(response);
+      if (wait === undefined || wait > MAX_UNAVAILABLE_WAIT_MS) return response;
+      await response.body?.cancel();
+      await sleep(wait, request.signal);
+    }
+  };
 }

@@ -32,8 +32,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The database is reachable
-         * @description Readiness: runs one query on the database; `{status: "ready"}`, or 503 `{status: "database unreachable"}` (logged as a warning) when it fails. No token needed.
+         * The database, the disk and the object store are usable
+         * @description Readiness: checks, in parallel and each within 2 s, that the database answers one query (`database`), that the file systems of the data dir (and of its tmp/ and storage/ when mounted apart) have DAM_READY_MIN_FREE_BYTES free (`disk`), and that the object store answers (`store`: S3's HeadBucket, kept 5 s so that probes never hammer the store; the local store: its objects directory is writable). 200 `{status: "ready", checks}` when all pass; 503 `{status: "not ready", checks}` naming what failed, e.g. `{database: "ok", disk: "low: 12 MiB free on data, below 512 MiB", store: "unreachable: no answer within 2 s"}`. A failed check opens an incident of its fault (one log line, GET /metrics dam_fault_active), a passed one closes it. Answers within about 2 s whatever hangs; a probe timeout of 3 s or more suits it. No token needed.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -858,7 +858,7 @@ export interface paths {
         get?: never;
         /**
          * Upload one part to a presigned URL (local store)
-         * @description Answers 200 with the part's ETag header (quoted MD5). PUTting a part number again replaces its body (the earlier one is removed once the new one is stored). The parts of one upload together hold at most its declared `fileSize` and `DAM_MAX_FILE_SIZE`: a part that would pass that is refused by its Content-Length before anything is read, or as it streams, and the connection is closed; nothing of it is kept. Where the plan limits storage, bytes beyond what start-upload reserved are reserved before they are written (without a Content-Length all the room left is). As S3 does, this URL answers a refusal with an S3 error document (`application/xml`: `<Error><Code/><Message/>…<RequestId/></Error>`, the request id also in `x-amz-request-id`), never the API's JSON, with the CORS headers of the bucket rules, so S3 clients (Uppy's @uppy/aws-s3, the AWS SDKs) read it: an expired URL is 403 `AccessDenied` "Request has expired" with `<Expires>` and `<ServerTime>` (ask get-upload-url for a new one: S3 clients re-sign the part on it; DAM_PART_URL_TTL sets the lifetime); a tampered, missing or mismatched signature 403 `SignatureDoesNotMatch`; an unknown, aborted or completed upload, or one past DAM_UPLOAD_MAX_LIFETIME (410 UPLOAD_EXPIRED on the API), 404 `NoSuchUpload` with `<UploadId>`; a part past the upload's room (413 PAYLOAD_TOO_LARGE on the API) 400 `EntityTooLarge` with `<ProposedSize>` (its Content-Length) and `<MaxSizeAllowed>` (the bytes it may still have); past the plan's storage (402 QUOTA_EXCEEDED on the API) 402 `QuotaExceeded`; a malformed part number, upload id or query 400 `InvalidArgument` with `<ArgumentName>`; a failure of the server 500 `InternalError`. Nothing is written on any of them.
+         * @description Answers 200 with the part's ETag header (quoted MD5). PUTting a part number again replaces its body (the earlier one is removed once the new one is stored). The parts of one upload together hold at most its declared `fileSize` and `DAM_MAX_FILE_SIZE`: a part that would pass that is refused by its Content-Length before anything is read, or as it streams, and the connection is closed; nothing of it is kept. Where the plan limits storage, bytes beyond what start-upload reserved are reserved before they are written (without a Content-Length all the room left is). As S3 does, this URL answers a refusal with an S3 error document (`application/xml`: `<Error><Code/><Message/>…<RequestId/></Error>`, the request id also in `x-amz-request-id`), never the API's JSON, with the CORS headers of the bucket rules, so S3 clients (Uppy's @uppy/aws-s3, the AWS SDKs) read it: an expired URL is 403 `AccessDenied` "Request has expired" with `<Expires>` and `<ServerTime>` (ask get-upload-url for a new one: S3 clients re-sign the part on it; DAM_PART_URL_TTL sets the lifetime); a tampered, missing or mismatched signature 403 `SignatureDoesNotMatch`; an unknown, aborted or completed upload, or one past DAM_UPLOAD_MAX_LIFETIME (410 UPLOAD_EXPIRED on the API), 404 `NoSuchUpload` with `<UploadId>`; a part past the upload's room (413 PAYLOAD_TOO_LARGE on the API) 400 `EntityTooLarge` with `<ProposedSize>` (its Content-Length) and `<MaxSizeAllowed>` (the bytes it may still have); past the plan's storage (402 QUOTA_EXCEEDED on the API) 402 `QuotaExceeded`; a malformed part number, upload id or query 400 `InvalidArgument` with `<ArgumentName>`; a failure of the server 500 `InternalError`; the database or the store unavailable (503 DATABASE_UNAVAILABLE or STORAGE_UNAVAILABLE on the API) 503 `ServiceUnavailable`, a full disk (507 INSUFFICIENT_STORAGE) 507 `XMinioStorageFull`, both with Retry-After. Nothing is written on any of them.
          */
         put: operations["uploadPart"];
         post?: never;
@@ -2572,10 +2572,59 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: never;
-    responses: never;
+    responses: {
+        /** @description `DATABASE_UNAVAILABLE`: the database is restarting, failing over or unreachable (Retry-After: 5 s). Retry after Retry-After; repeat a POST with the same Idempotency-Key, so that it takes effect once even if the database failed just as it committed. */
+        DatabaseUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: string;
+                    code: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description `DATABASE_UNAVAILABLE`: the database is restarting, failing over or unreachable (Retry-After: 5 s). Retry after Retry-After; repeat a POST with the same Idempotency-Key, so that it takes effect once even if the database failed just as it committed. Or `STORAGE_UNAVAILABLE`: the object store failed (5xx, SlowDown) or did not answer in time (Retry-After: 10 s). No object is half written and no upload is reported complete unless the store said so. Retry after Retry-After. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: string;
+                    code: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description `INSUFFICIENT_STORAGE`: the disk is full (Retry-After: 60 s): the upload spool, the local store or, on SQLite, the database's disk. Nothing was stored: no partial object, no version, the quota charge released. Retry once space is freed; the operator sees it on GET /readyz and GET /metrics (dam_disk_free_bytes). */
+        InsufficientStorage: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: string;
+                    code: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before trying again */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2625,14 +2674,34 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Ready: every check is `ok` (or `off`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        status: string;
+                        status: "ready" | "not ready";
+                        checks: {
+                            /**
+                             * @description `ok`, or `unreachable: <why>` (an error code, or `no answer within 2 s`)
+                             * @example ok
+                             * @example unreachable: ECONNREFUSED
+                             */
+                            database: string;
+                            /**
+                             * @description `ok`; `low: <free> free on <data|tmp|storage|database>, below <DAM_READY_MIN_FREE_BYTES>`; `unreadable: <why>`; `off` (DAM_READY_MIN_FREE_BYTES=0)
+                             * @example ok
+                             * @example low: 12 MiB free on data, below 512 MiB
+                             */
+                            disk: string;
+                            /**
+                             * @description `ok`, or `unreachable: <why>` (`no answer within 2 s`, `answered 503 SlowDown`, an error code)
+                             * @example ok
+                             * @example unreachable: no answer within 2 s
+                             */
+                            store: string;
+                        };
                     };
                 };
             };
@@ -2650,14 +2719,34 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not ready: the checks that failed say why */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        status: string;
+                        status: "ready" | "not ready";
+                        checks: {
+                            /**
+                             * @description `ok`, or `unreachable: <why>` (an error code, or `no answer within 2 s`)
+                             * @example ok
+                             * @example unreachable: ECONNREFUSED
+                             */
+                            database: string;
+                            /**
+                             * @description `ok`; `low: <free> free on <data|tmp|storage|database>, below <DAM_READY_MIN_FREE_BYTES>`; `unreadable: <why>`; `off` (DAM_READY_MIN_FREE_BYTES=0)
+                             * @example ok
+                             * @example low: 12 MiB free on data, below 512 MiB
+                             */
+                            disk: string;
+                            /**
+                             * @description `ok`, or `unreachable: <why>` (`no answer within 2 s`, `answered 503 SlowDown`, an error code)
+                             * @example ok
+                             * @example unreachable: no answer within 2 s
+                             */
+                            store: string;
+                        };
                     };
                 };
             };
@@ -2750,6 +2839,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createSession: {
@@ -2836,6 +2927,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteCurrentSession: {
@@ -2883,6 +2976,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getCurrentUser: {
@@ -2940,6 +3035,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateCurrentUser: {
@@ -3023,6 +3119,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getSocialConfig: {
@@ -3073,6 +3171,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createSocialSession: {
@@ -3211,6 +3310,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listWorkspaces: {
@@ -3255,6 +3356,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createWorkspace: {
@@ -3420,6 +3522,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getWorkspace: {
@@ -3563,6 +3667,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteWorkspace: {
@@ -3702,6 +3807,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateWorkspace: {
@@ -3854,6 +3961,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listWorkspaceMembers: {
@@ -3993,6 +4102,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     addWorkspaceMember: {
@@ -4141,6 +4251,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     removeWorkspaceMember: {
@@ -4282,6 +4394,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateWorkspaceMember: {
@@ -4430,6 +4544,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listAssets: {
@@ -4637,6 +4753,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAsset: {
@@ -4835,6 +4952,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteAsset: {
@@ -4962,6 +5080,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateAsset: {
@@ -5184,6 +5304,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listFolders: {
@@ -5329,6 +5451,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createFolder: {
@@ -5493,6 +5616,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getFolder: {
@@ -5623,6 +5748,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteFolder: {
@@ -5755,6 +5881,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateFolder: {
@@ -5897,6 +6025,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listCollections: {
@@ -6036,6 +6166,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createCollection: {
@@ -6199,6 +6330,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getCollection: {
@@ -6331,6 +6464,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteCollection: {
@@ -6458,6 +6592,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateCollection: {
@@ -6601,6 +6737,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     addCollectionAssets: {
@@ -6740,6 +6878,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     removeCollectionAssets: {
@@ -6879,6 +7019,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listTrash: {
@@ -7024,6 +7166,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     emptyTrash: {
@@ -7149,6 +7292,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     restoreTrashItems: {
@@ -7286,6 +7431,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateAssetsInBulk: {
@@ -7459,6 +7606,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     searchAll: {
@@ -7700,6 +7849,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     searchAssets: {
@@ -7924,6 +8075,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     searchFolders: {
@@ -8148,6 +8301,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     searchCollections: {
@@ -8372,6 +8527,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listSearchSuggestions: {
@@ -8461,6 +8618,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listAssetLocations: {
@@ -8559,6 +8717,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAssetTimeline: {
@@ -8662,6 +8821,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getMapTiles: {
@@ -8721,6 +8881,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getBucketConfig: {
@@ -8869,6 +9030,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateBucketConfig: {
@@ -9016,6 +9179,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     startUpload: {
@@ -9187,6 +9352,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getUploadPartUrl: {
@@ -9353,6 +9520,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     completeUpload: {
@@ -9530,6 +9699,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listUploadParts: {
@@ -9683,6 +9854,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     abortUpload: {
@@ -9837,6 +10010,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadStorageObject: {
@@ -10040,6 +10215,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteStorageObject: {
@@ -10192,6 +10369,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     uploadPart: {
@@ -10256,6 +10435,24 @@ export interface operations {
             };
             /** @description S3 error document: InternalError */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description S3 error document: ServiceUnavailable: the database or the store is unavailable for the moment; try again after Retry-After (S3 clients retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description S3 error document: XMinioStorageFull: the disk is full; nothing was written; try again after Retry-After */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10522,6 +10719,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listAssetVersions: {
@@ -10713,6 +10912,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createAssetVersion: {
@@ -10964,6 +11165,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     restoreVersion: {
@@ -11207,6 +11410,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadVersion: {
@@ -11409,6 +11614,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getVersionPreviewUrl: {
@@ -11562,6 +11769,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteVersion: {
@@ -11716,6 +11925,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadVersionMedia: {
@@ -11847,6 +12058,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getFileTypeIcon: {
@@ -12002,6 +12215,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listActivity: {
@@ -12142,6 +12356,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getBrowserOs: {
@@ -12296,6 +12511,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getAppleAppSiteAssociation: {
@@ -12613,6 +12830,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getImageGeneration: {
@@ -12721,6 +12940,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     checkDuplicates: {
@@ -12822,6 +13042,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getProxiedImage: {
@@ -12960,6 +13182,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     signImageProxyUrl: {
@@ -13047,6 +13270,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createImageConversion: {
@@ -13312,6 +13537,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createVideoConversion: {
@@ -13565,6 +13792,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getConversion: {
@@ -13692,6 +13921,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     cancelConversion: {
@@ -13854,6 +14084,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listConversions: {
@@ -13994,6 +14226,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listSharedLinks: {
@@ -14165,6 +14398,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createSharedLink: {
@@ -14371,6 +14605,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getSharedLink: {
@@ -14531,6 +14767,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteSharedLink: {
@@ -14696,6 +14933,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateSharedLink: {
@@ -14870,6 +15109,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listSharedLinkAccessLog: {
@@ -15008,6 +15249,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getPublicShare: {
@@ -15148,6 +15390,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     unlockPublicShare: {
@@ -15246,6 +15489,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadPublicShareAsset: {
@@ -15439,6 +15684,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadPublicShareZip: {
@@ -15558,6 +15805,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadZip: {
@@ -15683,6 +15932,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     signZipDownloadUrl: {
@@ -15800,6 +16051,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listZipEntries: {
@@ -15940,6 +16193,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadZipEntry: {
@@ -16055,6 +16310,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createZipImport: {
@@ -16255,6 +16512,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getZipImport: {
@@ -16390,6 +16649,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listDrives: {
@@ -16470,6 +16731,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listDriveImports: {
@@ -16593,6 +16855,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getDriveImport: {
@@ -16738,6 +17001,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     startGoogleDriveConnection: {
@@ -16832,6 +17096,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     completeGoogleDriveConnection: {
@@ -16893,6 +17158,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listGoogleDriveFiles: {
@@ -17042,6 +17308,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     downloadGoogleDriveFile: {
@@ -17170,6 +17437,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     uploadAssetToGoogleDrive: {
@@ -17332,6 +17600,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createGoogleDriveImport: {
@@ -17536,6 +17806,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteGoogleDriveConnection: {
@@ -17630,6 +17902,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     startDropboxConnection: {
@@ -17724,6 +17998,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     completeDropboxConnection: {
@@ -17785,6 +18060,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listDropboxFiles: {
@@ -17934,6 +18210,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     downloadDropboxFile: {
@@ -18062,6 +18339,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     uploadAssetToDropbox: {
@@ -18224,6 +18502,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createDropboxImport: {
@@ -18428,6 +18708,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteDropboxConnection: {
@@ -18522,6 +18804,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     startOneDriveConnection: {
@@ -18616,6 +18900,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     completeOneDriveConnection: {
@@ -18677,6 +18962,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listOneDriveFiles: {
@@ -18826,6 +19112,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     downloadOneDriveFile: {
@@ -18954,6 +19241,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     uploadAssetToOneDrive: {
@@ -19116,6 +19404,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createOneDriveImport: {
@@ -19320,6 +19610,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteOneDriveConnection: {
@@ -19414,6 +19706,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createCheckoutSession: {
@@ -19557,6 +19851,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createBillingPortalSession: {
@@ -19696,6 +19992,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getSubscription: {
@@ -19813,6 +20111,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listPlans: {
@@ -19901,6 +20200,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     receiveStripeWebhook: {
@@ -19992,6 +20292,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listWorkspaceInvitations: {
@@ -20145,6 +20447,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createWorkspaceInvitation: {
@@ -20319,6 +20622,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     sendWorkspaceInvitationAgain: {
@@ -20480,6 +20785,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteWorkspaceInvitation: {
@@ -20621,6 +20928,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getInvitation: {
@@ -20709,6 +21018,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     acceptInvitationAsNewUser: {
@@ -20832,6 +21142,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     acceptInvitationAsCurrentUser: {
@@ -20947,6 +21259,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listUsers: {
@@ -21090,6 +21404,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createUser: {
@@ -21238,6 +21553,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteUser: {
@@ -21367,6 +21684,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateUser: {
@@ -21512,6 +21831,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     createUserPasswordLink: {
@@ -21638,6 +21959,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getInstanceSettings: {
@@ -21759,6 +22082,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateInstanceSettings: {
@@ -21888,6 +22212,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getAccountOptions: {
@@ -21932,6 +22258,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updatePassword: {
@@ -21998,6 +22325,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listSessions: {
@@ -22048,6 +22377,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteSession: {
@@ -22112,6 +22442,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteOtherSessions: {
@@ -22158,6 +22490,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getPasswordLink: {
@@ -22237,6 +22571,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     sendPasswordResetLink: {
@@ -22316,6 +22651,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     completePasswordReset: {
@@ -22406,6 +22743,8 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
 }

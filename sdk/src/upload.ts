@@ -199,7 +199,9 @@ export async function uploadFile(client: DamClient, source: UploadSource, option
       } finally {
         setSending(part.number, 0);
       }
-      if (answer.status === 403 || isRetryableStatus(answer.status)) throw new RetryableError(`part ${part.number}: ${answer.status}`);
+      if (answer.status === 403 || isRetryableStatus(answer.status)) {
+        throw new RetryableError(`part ${part.number}: ${answer.status}`, undefined, { cause: partError(answer.status, '', answer.body ?? '', `part ${part.number}`) });
+      }
       if (answer.status < 200 || answer.status >= 300) throw partError(answer.status, '', answer.body ?? '', `part ${part.number}`);
       if (!answer.etag) throw new DamApiError(answer.status, undefined, `part ${part.number}: the store answered without an ETag (its CORS rules must expose ETag)`);
       return answer.etag;
@@ -209,8 +211,8 @@ export async function uploadFile(client: DamClient, source: UploadSource, option
     const etag = put.headers.get('etag');
     // A 403 is an expired or refused signature: a fresh URL may do, so it is retried like a server error.
     if (put.status === 403 || isRetryableStatus(put.status)) {
-      await put.body?.cancel();
-      throw new RetryableError(`part ${part.number}: ${put.status}`);
+      const cause = partError(put.status, put.statusText, await put.text().catch(() => ''), `part ${part.number}`);
+      throw new RetryableError(`part ${part.number}: ${put.status}`, undefined, { cause });
     }
     if (!put.ok) throw partError(put.status, put.statusText, await put.text().catch(() => ''), `part ${part.number}`);
     await put.body?.cancel();

@@ -30,6 +30,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jwtSecretPrevious: Object.freeze(read(env, 'DAM_JWT_SECRET_PREVIOUS') ?? []),
     role: read(env, 'DAM_ROLE'),
     redisUrl: read(env, 'DAM_REDIS_URL'),
+    readyMinFreeBytes: read(env, 'DAM_READY_MIN_FREE_BYTES'),
     metricsToken: read(env, 'DAM_METRICS_TOKEN'),
     sessionTtl: read(env, 'DAM_SESSION_TTL'),
     allowRegistration: read(env, 'DAM_ALLOW_REGISTRATION'),

@@ -25,6 +25,8 @@ export interface AppConfig {
   readonly role: ProcessRole;
   /** DAM_REDIS_URL: rate-limit counters in Redis (ioredis) instead of the database / this process. */
   readonly redisUrl: string | undefined;
+  /** DAM_READY_MIN_FREE_BYTES: free bytes /readyz requires on the data dir's file system (and its tmp/ and storage/); 0: not checked. */
+  readonly readyMinFreeBytes: number;
   /** DAM_METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers loopback clients only. */
   readonly metricsToken: string | undefined;
   /** Session lifetime in seconds. */

@@ -169,6 +169,16 @@ export const VARS = {
       'counts restarting from zero on each switch. The process logs one warning when Redis fails (URL without its password) and one line when it is back, ' +
       'and starts when Redis is unreachable.',
   }),
+  DAM_READY_MIN_FREE_BYTES: integer({
+    section: 'data',
+    default: 512 * 1024 ** 2,
+    min: 0,
+    unit: 'bytes',
+    description:
+      'Free space `GET /readyz` requires on the file system of `$DAM_DATA_DIR` (and of its `tmp/` and `storage/` when they are mounts of their own); ' +
+      'below it the process answers 503 naming the disk, so that a load balancer stops sending it uploads before the disk is full. `0`: the check is off ' +
+      '(the free space is still shown, and on `GET /metrics` as `dam_disk_free_bytes`).',
+  }),
 
   // --- Accounts and sessions
   DAM_JWT_SECRET: text({

@@ -102,3 +102,9 @@ export async function migrateTo(handle: DatabaseHandle, name: string): Promise<v
   const { error } = await migrator.migrateTo(name);
   if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
 }
+
+/** Names of the migrations not applied yet, without applying any (read-only checks refuse a schema that is behind). */
+export async function pendingMigrations(handle: DatabaseHandle): Promise<string[]> {
+  const migrator = new Migrator({ db: handle.db, provider: new ListProvider(handle.support), migrationTableSchema: handle.support.migrationSchema });
+  return (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+}

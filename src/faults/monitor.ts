@@ -48,26 +48,40 @@ export class FaultMonitor {
 
   /** A request, job or sweep failed because of `fault`; `where` names it (a route, a job kind, a sweep). */
   report(fault: FaultClass, err: unknown, where: string): void {
-    const totals = this.totals.get(fault)!;
-    totals.failures += 1;
+    this.totals.get(fault)!.failures += 1;
+    this.touch(fault, err, where).failures += 1;
+  }
+
+  /**
+   * A probe (GET /readyz) found `fault`: opens its incident as `report` does (one "fault began" line), or keeps the open
+   * one from ending while the probes keep finding it, but counts no failure: a probe is not a request that failed.
+   */
+  observed(fault: FaultClass, err: unknown, where: string): void {
+    this.touch(fault, err, where);
+  }
+
+  private touch(fault: FaultClass, err: unknown, where: string): Incident {
     let incident = this.open.get(fault);
     if (!incident) {
       incident = { since: Date.now(), failures: 0, where: new Set(), timer: undefined };
       this.open.set(fault, incident);
-      totals.incidents += 1;
+      this.totals.get(fault)!.incidents += 1;
       this.log?.error({ fault, where, err }, `fault began: ${DESCRIPTIONS[fault]}`);
     }
-    incident.failures += 1;
     if (incident.where.size < 20) incident.where.add(where);
     clearTimeout(incident.timer);
     incident.timer = setTimeout(() => this.recovered(fault), this.quietMs);
     incident.timer.unref();
+    return incident;
   }
 
-  /** The fault is over (a probe succeeded, or it stayed quiet): closes its incident, if one is open. */
-  recovered(fault: FaultClass): void {
+  /**
+   * The fault is over (a probe succeeded, or it stayed quiet): closes its incident, if one is open. `asOf` (ms since the
+   * epoch): when the successful probe started; an incident that began after it is not proved over and stays open.
+   */
+  recovered(fault: FaultClass, asOf?: number): void {
     const incident = this.open.get(fault);
-    if (!incident) return;
+    if (!incident || (asOf !== undefined && incident.since > asOf)) return;
     clearTimeout(incident.timer);
     this.open.delete(fault);
     const seconds = Math.round((Date.now() - incident.since) / 100) / 10;

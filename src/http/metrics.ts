@@ -6,6 +6,7 @@ import type { JobOutcome } from '../jobs/queue.js';
 import type { JobQueueStat } from '../repositories/jobs.js';
 import type { AnswerCacheStats } from '../domain/answer-cache.js';
 import type { FaultStat } from '../faults/monitor.js';
+import type { DiskSpace } from '../faults/disk-space.js';
 import { LatencyHistogram, type HistogramSeries } from './latency-histogram.js';
 
 /**
@@ -134,6 +135,23 @@ export class AppMetrics {
     labelNames: ['fault'] as const,
     registers: [this.registry],
   });
+  private readonly diskFree = new Gauge({
+    name: 'dam_disk_free_bytes',
+    help: 'Free bytes (for this process, blocks reserved for root not counted) of each file system the service writes, read when scraped: path="data" (DAM_DATA_DIR), and "tmp", "storage" or "database" when on a file system of their own',
+    labelNames: ['path'] as const,
+    registers: [this.registry],
+  });
+  private readonly diskSize = new Gauge({
+    name: 'dam_disk_size_bytes',
+    help: 'Size in bytes of each file system of dam_disk_free_bytes, by the same path label',
+    labelNames: ['path'] as const,
+    registers: [this.registry],
+  });
+  private readonly diskMinFree = new Gauge({
+    name: 'dam_disk_min_free_bytes',
+    help: 'DAM_READY_MIN_FREE_BYTES: below this many free bytes on any of them GET /readyz answers 503 (0: not checked)',
+    registers: [this.registry],
+  });
   /** Per "method route status": its latency series and its route's byte totals, found with one lookup. */
   private readonly answers = new Map<string, { latency: HistogramSeries; bytes: ByteTotals }>();
   /**
@@ -151,6 +169,8 @@ export class AppMetrics {
       now: () => number;
       answerCache?: () => AnswerCacheStats;
       faults?: () => FaultStat[];
+      /** The file systems the service writes and the free space /readyz requires (issue #37). */
+      disk?: { space: () => Promise<DiskSpace[]>; minFreeBytes: number };
     },
   ) {}
 
@@ -194,7 +214,8 @@ export class AppMetrics {
 
   /** The Prometheus text: this app's metrics, read fresh where they are gauges, then the process's. */
   async render(): Promise<{ contentType: string; body: string }> {
-    const stats = await this.sources.jobStats();
+    // The database down (issue #37) must not fail the scrape that shows it (dam_fault_active): the queue's series drop.
+    const stats = await this.sources.jobStats().catch(() => []);
     const now = this.sources.now();
     // Reset first: a kind whose queue emptied must drop to nothing, not keep its last value.
     this.queued.reset();
@@ -219,6 +240,17 @@ export class AppMetrics {
       this.faultIncidents.labels(f.fault).inc(f.incidents);
       this.faultFailures.labels(f.fault).inc(f.failures);
       this.faultActive.labels(f.fault).set(f.active ? 1 : 0);
+    }
+    const disk = this.sources.disk;
+    if (disk) {
+      this.diskFree.reset();
+      this.diskSize.reset();
+      // A file system that cannot be read (the data dir gone) drops its series rather than failing the scrape.
+      for (const d of await disk.space().catch(() => [])) {
+        this.diskFree.labels(d.label).set(d.freeBytes);
+        this.diskSize.labels(d.label).set(d.sizeBytes);
+      }
+      this.diskMinFree.set(disk.minFreeBytes);
     }
     this.received.reset();
     this.sent.reset();

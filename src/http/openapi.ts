@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AppConfig } from '../config.js';
 import { docsCsp } from './security-headers.js';
+import { addFaultAnswers } from './openapi-fault-answers.js';
 import { addFilePartEncodings } from './openapi-file-parts.js';
 import { registerOperationIds } from './operation-ids.js';
 
@@ -69,6 +70,9 @@ export async function registerOpenApi(app: FastifyInstance, config: AppConfig): 
           'Every operation that needs a token counts against a per-user rate limit (DAM_USER_RATE_LIMIT requests per ' +
           'DAM_USER_RATE_WINDOW seconds, default 1200 per 60): over it, 429 RATE_LIMITED with Retry-After (seconds) and a ' +
           'message naming the limit. Sign-in routes are limited per client address instead (see /auth/login). ' +
+          'When the machine rather than the request fails, the answer says which, with Retry-After (seconds): 503 ' +
+          'DATABASE_UNAVAILABLE (the database is restarting or unreachable), 503 STORAGE_UNAVAILABLE (the object store failed or ' +
+          'stalled), 507 INSUFFICIENT_STORAGE (the disk is full; nothing was stored); each operation lists those it may meet. ' +
           'CORS is open: every answer allows any origin (`Access-Control-Allow-Origin: *`) and exposes ETag, ' +
           'Content-Disposition, Content-Range, Content-Length, Accept-Ranges, Retry-After, Idempotent-Replayed and X-Download-Grant; a preflight ' +
           '(OPTIONS with Origin and Access-Control-Request-Method) answers 204 with every method, the requested headers ' +
@@ -89,8 +93,10 @@ export async function registerOpenApi(app: FastifyInstance, config: AppConfig): 
     },
     // Paths stay as routed even when DAM_PUBLIC_URL has a path (the default would strip it from paths starting with it).
     stripBasePath: false,
-    // File parts of multipart bodies get their `encoding` (./openapi-file-parts.ts).
-    transformObject: (document) => ('openapiObject' in document ? addFilePartEncodings(document.openapiObject) : document.swaggerObject),
+    // File parts of multipart bodies get their `encoding` (./openapi-file-parts.ts); every operation its fault answers
+    // (503, 507 with Retry-After: ./openapi-fault-answers.ts).
+    transformObject: (document) =>
+      'openapiObject' in document ? addFaultAnswers(addFilePartEncodings(document.openapiObject)) : document.swaggerObject,
   });
   // The interactive docs are public, like the document they render.
   app.addHook('onRoute', (route) => {

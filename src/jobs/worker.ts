@@ -99,10 +99,11 @@ export class JobWorker {
     while (this.running) {
       let started = 0;
       const slots = this.queue.uploadedWithin(UPLOAD_YIELD_MS) ? 1 : this.config.concurrency;
+      const claimedAt = Date.now();
       try {
         started = await this.fill(slots);
-        // A claim answered: the database is back (closes its incident, if one is open).
-        this.faults?.recovered('database_unavailable');
+        // A claim answered: the database is back (closes its incident, if one began before this claim did).
+        this.faults?.recovered('database_unavailable', claimedAt);
         await this.pruneNowAndThen();
       } catch (err) {
         // A database that is down fails every poll: one log line per incident (issue #37), not one a second.

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, opendir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { StoreError, type ByteRange } from './object-store.js';
+import { StoreError, type ByteRange, type ListedObject } from './object-store.js';
 
 /** The object as stored: its pieces in order. */
 interface Manifest {
@@ -138,6 +138,42 @@ export class LocalObjects {
       manifest.pieces.map((p) => ({ path: path.join(dir, p.file), size: p.size })),
       'link',
     );
+  }
+
+  /**
+   * Every object whose key starts with `prefix` (as S3 matches prefixes: by characters, not path segments). Walks
+   * from the deepest directory the prefix names, depth first with one open directory per level, so neither a
+   * directory of millions of objects nor the whole tree is ever held in memory. Directories that cannot hold a
+   * matching key are skipped; an `.obj` directory without a manifest is not a whole object and is not listed.
+   */
+  async *list(prefix: string): AsyncGenerator<ListedObject> {
+    const cut = prefix.lastIndexOf('/');
+    const start = cut < 0 ? '' : prefix.slice(0, cut);
+    if (start && !path.resolve(this.root, start).startsWith(this.root + path.sep)) throw new StoreError(`Refused prefix ${prefix}`, 'InvalidKey', 400);
+    yield* this.walk(start, prefix);
+  }
+
+  private async *walk(rel: string, prefix: string): AsyncGenerator<ListedObject> {
+    let dir;
+    try {
+      dir = await opendir(rel ? path.join(this.root, rel) : this.root);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      throw err;
+    }
+    for await (const entry of dir) {
+      if (!entry.isDirectory()) continue;
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.name.endsWith('.obj')) {
+        const key = child.slice(0, -'.obj'.length);
+        if (!key.startsWith(prefix)) continue;
+        const size = await this.size(key);
+        if (size !== undefined) yield { key, size };
+      } else if (prefix.startsWith(`${child}/`) || `${child}/`.startsWith(prefix)) {
+        yield* this.walk(child, prefix);
+      }
+    }
   }
 
   /** Moves the directory aside, then removes it: a reader sees the whole object or none. */

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { access, constants, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DEFAULT_CORS_RULES, StoreError, type ByteRange, type CorsRule, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
+import { DEFAULT_CORS_RULES, StoreError, type ByteRange, type CorsRule, type ListedObject, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
 import { fsyncPath, LocalObjects } from './local-objects.js';
 import { Md5Threads } from './md5-threads.js';
 import type { UrlSigner } from './signed-url.js';
@@ -81,6 +81,7 @@ async function linked(source: string, target: string): Promise<boolean> {
 export class LocalStore implements ObjectStore {
   readonly kind = 'local' as const;
   private readonly objects: LocalObjects;
+  private readonly objectsDir: string;
   private readonly multipart: string;
 
   constructor(
@@ -90,7 +91,8 @@ export class LocalStore implements ObjectStore {
     private readonly publicUrl: string,
     private readonly now: () => number,
   ) {
-    this.objects = new LocalObjects(path.join(root, 'objects'), path.join(root, 'tmp'));
+    this.objectsDir = path.join(root, 'objects');
+    this.objects = new LocalObjects(this.objectsDir, path.join(root, 'tmp'));
     this.multipart = path.join(root, 'multipart');
   }
 
@@ -238,11 +240,29 @@ export class LocalStore implements ObjectStore {
     return this.objects.delete(key);
   }
 
+  listKeys(prefix: string): AsyncIterable<ListedObject> {
+    return this.objects.list(prefix);
+  }
+
   async getCorsRules(): Promise<CorsRule[]> {
     return (await this.registry.getCorsRules()) ?? DEFAULT_CORS_RULES;
   }
 
   putCorsRules(rules: CorsRule[]): Promise<void> {
     return this.registry.putCorsRules(rules);
+  }
+
+  /**
+   * The objects directory is there (made as the first upload would make it) and this process may read and write it:
+   * a mount that went away or turned read-only fails. File-system calls take no timeout; the caller bounds the wait.
+   */
+  async probe(): Promise<void> {
+    try {
+      await mkdir(this.objectsDir, { recursive: true });
+      await access(this.objectsDir, constants.R_OK | constants.W_OK | constants.X_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unknown';
+      throw new StoreError(`The objects directory ${this.objectsDir} is not usable (${code})`, code, undefined, { cause: err });
+    }
   }
 }

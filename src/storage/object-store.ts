@@ -13,6 +13,12 @@ export interface ObjectInfo {
   contentType: string | undefined;
 }
 
+/** An object as a listing names it. */
+export interface ListedObject {
+  key: string;
+  size: number;
+}
+
 export interface ByteRange {
   start: number;
   /** Inclusive. */
@@ -49,8 +55,18 @@ export interface ObjectStore {
   /** Reads the object, or the inclusive byte range of it. */
   read(key: string, range?: ByteRange): Promise<ObjectBody>;
   delete(key: string): Promise<void>;
+  /**
+   * Every whole object whose key starts with `prefix`, page by page (bounded memory, in no promised order).
+   * Multipart uploads in progress are not objects yet and are not listed. For checks (`npm run admin -- verify`).
+   */
+  listKeys(prefix: string): AsyncIterable<ListedObject>;
   getCorsRules(): Promise<CorsRule[]>;
   putCorsRules(rules: CorsRule[]): Promise<void>;
+  /**
+   * Whether the store is there and answers (GET /readyz, issue #37): one cheap request or file-system call, given up
+   * after `timeoutMs`. Throws a StoreError that is `unavailable` when the store did not answer or failed.
+   */
+  probe(timeoutMs: number): Promise<void>;
 }
 
 /**

@@ -8,7 +8,9 @@ import {
   DeleteObjectCommand,
   GetBucketCorsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   ListPartsCommand,
   PutBucketCorsCommand,
   S3Client,
@@ -18,7 +20,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { StorageConfig } from '../config.js';
-import { StoreError, type ByteRange, type CorsRule, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
+import { StoreError, type ByteRange, type CorsRule, type ListedObject, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
 
 type S3Config = Extract<StorageConfig, { kind: 's3' }>;
 
@@ -154,6 +156,18 @@ export class S3Store implements ObjectStore {
     await call('DeleteObject', () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
   }
 
+  /** ListObjectsV2, a page (up to 1,000 keys) at a time. */
+  async *listKeys(prefix: string): AsyncGenerator<ListedObject> {
+    let token: string | undefined;
+    do {
+      const page = await call('ListObjectsV2', () =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix || undefined, ContinuationToken: token })),
+      );
+      for (const o of page.Contents ?? []) if (o.Key !== undefined) yield { key: o.Key, size: o.Size ?? 0 };
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
   async getCorsRules(): Promise<CorsRule[]> {
     try {
       const out = await this.client.send(new GetBucketCorsCommand({ Bucket: this.bucket }));
@@ -175,5 +189,16 @@ export class S3Store implements ObjectStore {
     await call('PutBucketCors', () =>
       this.client.send(new PutBucketCorsCommand({ Bucket: this.bucket, CORSConfiguration: { CORSRules: rules } })),
     );
+  }
+
+  /** HeadBucket, aborted after `timeoutMs` (a stalled store must not hold /readyz). */
+  async probe(timeoutMs: number): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+    } catch (err) {
+      // 403: the store answered; the credentials may lack s3:ListBucket, which HeadBucket needs and objects do not.
+      if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 403) return;
+      throw storeError('HeadBucket', err);
+    }
   }
 }

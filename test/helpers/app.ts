@@ -22,6 +22,8 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     jwtSecretPrevious: [],
     role: 'all',
     redisUrl: undefined,
+    // Off: test machines' disks may be nearly full; test/readiness.test.ts sets one.
+    readyMinFreeBytes: 0,
     metricsToken: undefined,
     sessionTtl: 3600,
     allowRegistration: true,

@@ -70,6 +70,25 @@ describe('the client in several languages', () => {
     expect(errorMessage(known)).toBe('E-mail or password is wrong');
   });
 
+  it('words the faults of the machine plainly in every language, English too (issue #37)', () => {
+    const full = new ApiError('There is not enough free disk space to store this; nothing was stored. Try again later', 507, 'INSUFFICIENT_STORAGE');
+    const database = new ApiError('The database is unavailable for the moment; try again shortly', 503, 'DATABASE_UNAVAILABLE');
+    const store = new ApiError('Storing the file failed: connect ETIMEDOUT 10.0.0.7:9000', 503, 'STORAGE_UNAVAILABLE');
+    setLocale('en');
+    expect([full, database, store].map(errorMessage)).toEqual([
+      'The disk is full — nothing was saved. Try again later.',
+      'The database is restarting — try again in a few seconds.',
+      'File storage is unavailable — try again shortly.',
+    ]);
+    setLocale('de');
+    expect(errorMessage(full)).toBe('Der Speicher ist voll – nichts wurde gespeichert. Versuchen Sie es später erneut.');
+    setLocale('fr');
+    expect(errorMessage(database)).toBe('La base de données redémarre — réessayez dans quelques secondes.');
+    setLocale('es');
+    expect(errorMessage(store)).toBe('El almacenamiento de archivos no está disponible: inténtalo de nuevo en un momento.');
+    setLocale('en');
+  });
+
   it('re-renders a mounted component when the language changes', async () => {
     const Probe = defineComponent({ setup: () => { const { t: tt } = useI18n(); return () => h('p', tt('shell.signOut')); } });
     const wrapper = mount(Probe);

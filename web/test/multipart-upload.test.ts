@@ -26,7 +26,9 @@ interface Call {
  * The API's multipart routes (the SDK's client talks to them through this fetch) and a store that keeps parts in
  * memory (`putPart`); `failures` maps a part number to how many PUTs of it fail first (a network error).
  */
-function fakeStorage(options: { failures?: Record<number, number>; delayMs?: number; minPartSize?: number; startAnswer?: Response } = {}) {
+function fakeStorage(
+  options: { failures?: Record<number, number>; delayMs?: number; minPartSize?: number; startAnswer?: Response; startFailures?: Response[]; partAnswer?: PartResponse } = {},
+) {
   const parts = new Map<string, Map<number, { etag: string; size: number }>>();
   const failures = { ...options.failures };
   const calls: Call[] = [];
@@ -42,6 +44,7 @@ function fakeStorage(options: { failures?: Record<number, number>; delayMs?: num
     switch (`${request.method} ${url.pathname}`) {
       case 'GET /storage/start-upload':
         if (options.startAnswer) return options.startAnswer.clone();
+        if (options.startFailures?.length) return options.startFailures.shift()!;
         uploads += 1;
         parts.set(`u${uploads}`, new Map());
         return json(200, { uploadId: `u${uploads}`, assetId: 40 + uploads, minPartSize: options.minPartSize ?? 0 });
@@ -80,6 +83,7 @@ function fakeStorage(options: { failures?: Record<number, number>; delayMs?: num
         failures[part]! -= 1;
         throw new TypeError('The connection to the storage failed');
       }
+      if (options.partAnswer) return options.partAnswer;
       parts.get(uploadId)!.set(part, { etag: `"etag-${part}"`, size: body.size });
       return { status: 200, etag: `"etag-${part}"` };
     } finally {
@@ -216,6 +220,30 @@ describe('MultipartUpload (seed 4.3 flow, through the SDK)', () => {
     const storage = fakeStorage();
     await new MultipartUpload(file(0), { workspaceId: 1, ...via(storage), store: memoryResumeStore() }).run();
     expect([...storage.parts.get('u1')!.values()].map((p) => p.size)).toEqual([0]);
+  });
+
+  it('waits out a start-upload answered 503 with Retry-After (the database restarting) and uploads (issue #37)', async () => {
+    const unavailable = () =>
+      new Response(JSON.stringify({ error: 'The database is unavailable for the moment; try again shortly', code: 'DATABASE_UNAVAILABLE' }), {
+        status: 503,
+        headers: { 'content-type': 'application/json', 'retry-after': '0' },
+      });
+    const storage = fakeStorage({ startFailures: [unavailable(), unavailable()] });
+    const upload = new MultipartUpload(file(PART), { workspaceId: 1, partSize: PART, ...via(storage), store: memoryResumeStore() });
+    await expect(upload.run()).resolves.toEqual({ assetId: 41 });
+    expect(storage.of('GET', '/storage/start-upload')).toHaveLength(3);
+  });
+
+  it('a full disk refusing the parts fails the upload with plain words and the code, once the attempts are used (issue #37)', async () => {
+    const full = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>XMinioStorageFull</Code><Message>There is not enough free disk space</Message></Error>';
+    const storage = fakeStorage({ partAnswer: { status: 507, etag: null, body: full } });
+    const upload = new MultipartUpload(file(PART), { workspaceId: 1, partSize: PART, attempts: 2, ...via(storage), store: memoryResumeStore() });
+    const err = await upload.run().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe('INSUFFICIENT_STORAGE');
+    expect(upload.error).toBe('The disk is full — nothing was saved. Try again later.');
+    expect(storage.puts).toEqual([1, 1]);
+    expect(storage.of('POST', '/storage/complete-upload')).toHaveLength(0);
   });
 
   it("a plan's refusal (402) keeps its reason: the server's message, code and which limit", async () => {

@@ -66,7 +66,9 @@ export const storagePartRoutes: FastifyPluginAsyncTypebox<{ storage: StorageServ
           'upload\'s room (413 PAYLOAD_TOO_LARGE on the API) 400 `EntityTooLarge` with `<ProposedSize>` (its Content-Length) ' +
           'and `<MaxSizeAllowed>` (the bytes it may still have); past the plan\'s storage (402 QUOTA_EXCEEDED on the API) ' +
           '402 `QuotaExceeded`; a malformed part number, upload id or query 400 `InvalidArgument` with `<ArgumentName>`; ' +
-          'a failure of the server 500 `InternalError`. Nothing is written on any of them.',
+          'a failure of the server 500 `InternalError`; the database or the store unavailable (503 DATABASE_UNAVAILABLE or ' +
+          'STORAGE_UNAVAILABLE on the API) 503 `ServiceUnavailable`, a full disk (507 INSUFFICIENT_STORAGE) 507 ' +
+          '`XMinioStorageFull`, both with Retry-After. Nothing is written on any of them.',
         params: Type.Object({ uploadId: Type.String({ minLength: 1, maxLength: 128 }), partNumber: Type.Integer({ minimum: 1, maximum: MAX_PARTS }) }),
         querystring: Type.Object({ expires: Type.Optional(Type.String({ maxLength: 20 })), signature: Type.Optional(Type.String({ maxLength: 128 })) }),
         response: {
@@ -76,6 +78,8 @@ export const storagePartRoutes: FastifyPluginAsyncTypebox<{ storage: StorageServ
           403: S3ErrorDocument('AccessDenied "Request has expired" (with Expires and ServerTime) or SignatureDoesNotMatch'),
           404: S3ErrorDocument('NoSuchUpload: unknown, aborted, completed, or past DAM_UPLOAD_MAX_LIFETIME'),
           500: S3ErrorDocument('InternalError'),
+          503: S3ErrorDocument('ServiceUnavailable: the database or the store is unavailable for the moment; try again after Retry-After (S3 clients retry it)'),
+          507: S3ErrorDocument('XMinioStorageFull: the disk is full; nothing was written; try again after Retry-After'),
         },
       },
     },

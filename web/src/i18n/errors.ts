@@ -9,6 +9,12 @@ function isKnownCode(code: string | undefined): code is KnownCode {
 }
 
 /**
+ * Faults of the machine, not of the request (issue #37): the server's message may carry a technical detail, and what
+ * the user needs is plain (nothing was saved, it passes, try again): our sentence, in English too.
+ */
+const ALWAYS_OURS = new Set<string>(['INSUFFICIENT_STORAGE', 'DATABASE_UNAVAILABLE', 'STORAGE_UNAVAILABLE']);
+
+/**
  * What to tell the user about an error (issue #29). Server messages are English, with a stable `code`
  * (src/errors.ts): in another language a code of the errors area (messages/<locale>/errors.ts) is shown as its
  * sentence there, and a network failure (status 0) as errors.network; any other code, and English (where the
@@ -16,6 +22,7 @@ function isKnownCode(code: string | undefined): code is KnownCode {
  */
 export function errorMessage(err: unknown): string {
   if (err instanceof ApiError) {
+    if (ALWAYS_OURS.has(err.code ?? '')) return translate(`errors.codes.${err.code as KnownCode}`);
     if (currentLocale() === 'en') return err.message;
     if (err.isNetwork) return translate('errors.network');
     if (isKnownCode(err.code)) return translate(`errors.codes.${err.code}`);

@@ -2,8 +2,10 @@ import type { DamClient } from '../../../sdk/src/client';
 import { DEFAULT_RETRY } from '../../../sdk/src/retry';
 import { abortUpload, uploadFile, type PartPut, type PartResponse } from '../../../sdk/src/upload';
 import { xhrPutPart } from '../../../sdk/src/xhr';
+import { ApiError } from '../api/http';
 import { damClient, toClientError } from '../api/sdk';
 import { translate } from '../i18n';
+import { errorMessage } from '../i18n/errors';
 import type { UploadRef } from '../api/storage';
 import { resumeStore, type ResumeStore } from './resume-store';
 
@@ -107,7 +109,8 @@ export class MultipartUpload {
     } catch (err) {
       if (this.controller.signal.aborted && this.state === 'cancelled') throw err;
       const failure = toClientError(err, translate('upload.storageFailed'));
-      this.error = failure instanceof Error ? failure.message : String(failure);
+      // The server's refusal as the client words it (a full disk, the store unavailable: plain words, issue #37).
+      this.error = failure instanceof ApiError && !failure.isNetwork ? errorMessage(failure) : failure instanceof Error ? failure.message : String(failure);
       this.setState('failed');
       // Stop the other parts; the upload stays remembered, so trying again resumes it.
       this.controller.abort();

@@ -1,7 +1,8 @@
 /**
  * Area "errors": the server's stable error codes (src/errors.ts) as sentences, for languages other than English
- * (web/src/i18n/errors.ts; in English the server's own message is shown, which is often more precise). A code not
- * listed here shows the server's message in every language. English is the source of truth (web/src/i18n/README.md).
+ * (web/src/i18n/errors.ts; in English the server's own message is shown, which is often more precise), and in every
+ * language for the faults of the machine (a full disk, the database or the store unavailable: ALWAYS_OURS there). A
+ * code not listed here shows the server's message in every language. English is the source of truth (web/src/i18n/README.md).
  */
 export default {
   network: 'The server could not be reached. Check your connection.',
@@ -46,6 +47,9 @@ export default {
     RATE_LIMITED: 'Too many requests. Try again later.',
     IMAGE_GEN_DAILY_LIMIT: 'This workspace has reached its daily limit of generated images.',
     INTERNAL_ERROR: 'The server had a problem. Try again later.',
+    INSUFFICIENT_STORAGE: 'The disk is full — nothing was saved. Try again later.',
+    DATABASE_UNAVAILABLE: 'The database is restarting — try again in a few seconds.',
+    STORAGE_UNAVAILABLE: 'File storage is unavailable — try again shortly.',
     PROVIDER_ERROR: 'The sign-in provider could not be reached.',
     DRIVE_PROVIDER_ERROR: 'The external drive failed.',
     PAYMENT_PROVIDER_ERROR: 'The payment provider failed.',
