@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/database.js';
 import { appError } from '../errors.js';
-import { faultOf } from '../faults/classify.js';
 import { planInEffect, type PlanLimits } from '../payments/plans.js';
 import { findBilling } from '../repositories/payments.js';
 import * as usage from '../repositories/usage.js';
+import { cleanUp } from './fault-cleanup.js';
 
 /**
  * Plan limits and the past_due read-only state (issue #17, step 2): the one module every path that
@@ -49,62 +49,12 @@ export async function reserveStorage(ctx: AppContext, workspaceId: number, bytes
 
 /**
  * Gives back what reserveStorage reserved. A release a fault refuses (issue #37: the database's disk full, the database
- * restarting) is done again every RELEASE_RETRY_MS until it succeeds, rather than failing the request (whose own
+ * restarting) is done again until it succeeds (./fault-cleanup.ts), rather than failing the request (whose own
  * failure, if any, is the one to answer) or leaving the charge reserved until the next reconciliation.
  */
 export async function releaseStorage(ctx: AppContext, workspaceId: number, bytes: number): Promise<void> {
   if (bytes <= 0) return;
-  try {
-    await usage.releaseStorage(ctx.db, workspaceId, bytes);
-  } catch (err) {
-    if (!faultOf(err)) throw err;
-    releaseLater(ctx.db, workspaceId, bytes);
-  }
-}
-
-const RELEASE_RETRY_MS = 5_000;
-/** After this many tries (an hour) the reconciliation sweep, which recounts reservations, is left to correct it. */
-const RELEASE_TRIES = 720;
-
-interface Unreleased {
-  bytes: Map<number, number>;
-  tries: number;
-  timer: NodeJS.Timeout;
-}
-
-/** Per database: the bytes of each workspace whose release a fault refused. */
-const unreleased = new WeakMap<DB, Unreleased>();
-
-function releaseLater(db: DB, workspaceId: number, bytes: number): void {
-  let pending = unreleased.get(db);
-  if (!pending) {
-    const timer = setInterval(() => void retryReleases(db), RELEASE_RETRY_MS);
-    timer.unref();
-    unreleased.set(db, (pending = { bytes: new Map(), tries: 0, timer }));
-  }
-  pending.bytes.set(workspaceId, (pending.bytes.get(workspaceId) ?? 0) + bytes);
-}
-
-async function retryReleases(db: DB): Promise<void> {
-  const pending = unreleased.get(db);
-  if (!pending) return;
-  pending.tries += 1;
-  for (const [workspaceId, bytes] of [...pending.bytes]) {
-    try {
-      await usage.releaseStorage(db, workspaceId, bytes);
-    } catch {
-      if (pending.tries < RELEASE_TRIES) return;
-      break;
-    }
-    // Releases added meanwhile stay for the next round.
-    const left = (pending.bytes.get(workspaceId) ?? 0) - bytes;
-    if (left > 0) pending.bytes.set(workspaceId, left);
-    else pending.bytes.delete(workspaceId);
-  }
-  if (pending.bytes.size === 0 || pending.tries >= RELEASE_TRIES) {
-    clearInterval(pending.timer);
-    unreleased.delete(db);
-  }
+  await cleanUp(ctx.db, () => usage.releaseStorage(ctx.db, workspaceId, bytes));
 }
 
 /**
@@ -160,6 +110,9 @@ export async function growUpload(ctx: AppContext, workspaceId: number, uploadId:
 
 /** Releases whatever the upload session still holds (completion, abort, failure, sweep); a second call does nothing. */
 export async function settleUpload(db: DB, uploadId: string): Promise<void> {
+  // Taken from the session and given back to the workspace in one transaction: a write refused between the two (a
+  // full disk, issue #37) would otherwise lose the reservation, the session no longer holding it.
+  if (!db.isTransaction) return db.transaction().execute((trx) => settleUpload(trx, uploadId));
   const held = await usage.takeSessionReservation(db, uploadId);
   if (held) await usage.releaseStorage(db, held.workspaceId, held.bytes);
 }

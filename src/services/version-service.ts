@@ -22,6 +22,7 @@ import { toAssetView } from './asset-service.js';
 import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult } from './downloads.js';
 import { restoredFromOf, type VersionLifecycle } from './version-lifecycle.js';
 import type { MetadataWriteback } from './metadata-writeback.js';
+import { cleanUp } from './fault-cleanup.js';
 
 /** seed 5.5: viewers list, download and preview; managers and admins also upload, restore and delete. */
 type MinRole = 'viewer' | 'manager';
@@ -88,7 +89,8 @@ export class VersionService {
         // Spooled, so never written to again (the local store may link it) and already hashed (no hash job).
         await this.store.putFile(reserved.storage_key, file.path, mimeType, { unchanging: true });
       } catch (err) {
-        await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
+        // The reserved version goes with the file (later, should the full disk refuse the database's write too: issue #37).
+        await cleanUp(this.ctx.db, () => this.lifecycle.discard(this.ctx.db, asset.id, reserved.id));
         throw answerStoreFailure(err, 'Storing the file failed');
       }
       return this.lifecycle.promoteNow(

@@ -15,6 +15,7 @@ import type { Caller } from '../auth-service.js';
 import { requireRole } from '../access.js';
 import * as quota from '../quota-service.js';
 import { toAssetView } from '../asset-service.js';
+import { cleanUp } from '../fault-cleanup.js';
 import type { AssetView } from '../../contracts/catalog.js';
 import type { VersionLifecycle } from '../version-lifecycle.js';
 
@@ -113,7 +114,8 @@ export class ServerUploadService {
       // The spooled file is only removed after this, never written to again: the local store may link it.
       await this.store.putFile(key, input.file.path, mimeType, { unchanging: true });
     } catch (err) {
-      await assets.deleteAsset(this.ctx.db, input.workspaceId, asset.id);
+      // The rows go with the file (later, should the full disk refuse the database's write too: issue #37).
+      await cleanUp(this.ctx.db, () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id));
       throw storeFailure(err, 'Storing the file failed');
     }
     await this.ctx.db.transaction().execute(async (trx) => {
