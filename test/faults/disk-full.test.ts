@@ -282,6 +282,24 @@ describe('a full disk (tmpfs: SQLite, local store, spool)', () => {
       return attempt;
     };
 
+    /**
+     * Metadata edits of about 60 KB each (the most a PATCH takes): rows only, several pages of the database's log per
+     * edit, so that the database meets the full disk within the fault too (SQLITE_FULL) instead of living on the room
+     * its write-ahead log already has.
+     */
+    let editTarget = 0;
+    const edits = { refused: 0, stored: 0, other: [] as string[] };
+    let lastEdit: string | undefined;
+    const edit = async () => {
+      const note = randomBytes(30_000).toString('hex');
+      const reply = await send('PATCH', `/dam/assets/${editTarget}`, { json: { metadata: { note } } });
+      if (reply.status === 200) {
+        edits.stored += 1;
+        lastEdit = note;
+      } else if (answerKey(reply) === '507 INSUFFICIENT_STORAGE') edits.refused += 1;
+      else edits.other.push(`${reply.status} ${reply.bytes.toString('utf8').slice(0, 200)}`);
+    };
+
     const uploaded = () => attempts.flatMap((a) => (a.uploaded ? [a.uploaded] : []));
     /** Reads: the catalog, a version list, and a download of an earlier upload (checked on the spot). */
     const readFailures: string[] = [];
@@ -305,7 +323,7 @@ describe('a full disk (tmpfs: SQLite, local store, spool)', () => {
     /** What went wrong in the load's own steps (a broken connection is tallied too, as "transport"). */
     const loadErrors: string[] = [];
     const client = async (withVersions: boolean) => {
-      const steps = [serverUpload, multipartUpload, ...(withVersions ? [versionUpload] : []), reads];
+      const steps = [serverUpload, multipartUpload, ...(withVersions ? [versionUpload] : [edit, edit]), reads];
       while (running) {
         for (const step of steps) {
           await step().catch((err: unknown) => loadErrors.push(`${step.name}: ${String(err)}; ${(err as Error).cause instanceof Error ? (err as { cause: Error }).cause.message : ''}`));
@@ -323,10 +341,11 @@ describe('a full disk (tmpfs: SQLite, local store, spool)', () => {
       };
     };
 
-    const usage = async (account: Account) =>
+    const usageOf = async (account: Account) =>
       expectStatus(await call(base, 'GET', `/payments/subscription?workspaceId=${account.workspaceId}`, { token: account.token }), 200, 'subscription').json<{
-        data: { usage: { storage_bytes: number } };
-      }>().data.usage.storage_bytes;
+        data: { usage: { storage_bytes: number; assets: number } };
+      }>().data.usage;
+    const usage = async (account: Account) => (await usageOf(account)).storage_bytes;
     const reservedBytes = () => {
       // Not on any endpoint: the bytes reserved for uploads in flight, read from the database file itself.
       const db = new SQLite(path.join(server.dataDir, 'dam.sqlite'), { readonly: true, fileMustExist: true });
@@ -349,6 +368,7 @@ describe('a full disk (tmpfs: SQLite, local store, spool)', () => {
       expect((await multipartUpload()).uploaded, 'multipart upload before the fault').toBeDefined();
     }
     versionTarget = attempts[0]!.uploaded!.assetId;
+    editTarget = attempts[1]!.uploaded!.assetId;
     const v1 = expectStatus(await call(base, 'GET', `/dam/assets/${versionTarget}/versions`, { token: load.token }), 200, 'versions').json<{ id: number }[]>()[0]!;
     // The asset key serves the current version: v1 is checked by its version key.
     attempts[0]!.uploaded!.key = `${load.workspaceId}/digital_assets/${versionTarget}/versions/${v1.id}`;
@@ -481,11 +501,14 @@ describe('a full disk (tmpfs: SQLite, local store, spool)', () => {
 
     // --- What the fault did.
     const failedDuring = attempts.filter((a) => a.failure);
+    // By the step refused: start-upload writes rows and makes an empty directory (which a full tmpfs still takes), so
+    // its 507s are the database's own writes refused (SQLITE_FULL), when the database met the full disk.
     const refusedBy: Record<string, number> = {};
     for (const a of failedDuring) refusedBy[`${a.via}${a.step ? ` ${a.step}` : ''}`] = (refusedBy[`${a.via}${a.step ? ` ${a.step}` : ''}`] ?? 0) + 1;
     console.log(
       `disk full: ${faultTally.requests} requests in ${faultSeconds} s, answers ${JSON.stringify(faultTally.statuses)}, ` +
-        `uploads refused ${JSON.stringify(refusedBy)}, ${attempts.filter((a) => a.uploaded).length} stored, recovered in ${recoverSeconds} s`,
+        `uploads refused ${JSON.stringify(refusedBy)}, ${attempts.filter((a) => a.uploaded).length} stored, edits ${JSON.stringify(edits)}, ` +
+        `recovered in ${recoverSeconds} s`,
     );
     expect(loadErrors).toEqual([]);
     // Reads go on whatever the disk: the catalog, version lists, downloads (the same bytes).
@@ -499,9 +522,12 @@ describe('a full disk (tmpfs: SQLite, local store, spool)', () => {
       expect(failedDuring.filter((a) => a.via === via && a.failure?.startsWith('507')).length, `${via} uploads answered 507 during the fault`).toBeGreaterThan(0);
     }
     expect(failedDuring.every((a) => a.failure?.startsWith('507')), JSON.stringify(failedDuring.map((a) => a.failure))).toBe(true);
-    // start-upload writes rows and makes an empty directory (which a full tmpfs still takes): its 507s are the
-    // database's own writes refused (SQLITE_FULL).
-    expect(failedDuring.filter((a) => a.step === 'start-upload').length, 'start-upload refused by the full database').toBeGreaterThan(0);
+    // The database met the full disk too: its writes were refused with 507 (SQLITE_FULL), never a 500; the asset keeps
+    // the last edit it took.
+    expect(edits.other).toEqual([]);
+    expect(edits.refused, 'metadata edits refused by the full database').toBeGreaterThan(0);
+    const edited = expectStatus(await call(base, 'GET', `/dam/assets/${editTarget}`, { token: load.token }), 200, 'asset').json<{ data: { metadata: { note?: string } } }>();
+    expect(edited.data.metadata.note === lastEdit, 'the last edit stored').toBe(true);
 
     // Nothing of a refused upload is left: not listed, no version, not counted, no reservation held.
     const listed: { id: number; file_name: string }[] = [];
@@ -521,7 +547,9 @@ describe('a full disk (tmpfs: SQLite, local store, spool)', () => {
     expect(versions.map((v) => v.file_name).sort()).toEqual(versionNames.sort());
     const sizeAfter = attempts.filter((a) => a.uploaded).reduce((n, a) => n + a.size, 0);
     expect(await usage(load), 'storage counted: the stored files, none of the refused').toBe(storedBefore + sizeAfter - sizeBefore);
-    expect(reservedBytes(), 'no storage reservation left over').toEqual([]);
+    expect(reservedBytes(), `no storage reservation left over (sizes refused: ${failedDuring.map((a) => a.size).join(' ')})`).toEqual([]);
+    // Nor an unlisted row of one that counts against the plan's asset limit.
+    expect((await usageOf(load)).assets, 'assets counted').toBe(listed.length);
 
     // The operator saw one incident: one log line, and the metrics.
     expect(incidentLines(server.logs(), 'disk_full'), server.logs().slice(-4000)).toBe(1);
