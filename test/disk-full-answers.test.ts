@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { faultOf } from '../src/faults/classify.js';
+import { writeOrRetry } from '../src/faults/retry-writes.js';
 import { diskFullFailure } from '../src/media/tools.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { registerUser } from './helpers/factories.js';
@@ -92,5 +93,38 @@ describe('a program that could not write its output', () => {
 
   it('is the file when the disk has room and the program does not blame it', async () => {
     expect(await diskFullFailure(dir, 'Invalid data found when processing input')).toBeUndefined();
+  });
+});
+
+describe('a clean-up write the full disk refuses too', () => {
+  const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+
+  it('is done again every 5 s, in order with the others, until it succeeds', async () => {
+    vi.useFakeTimers();
+    try {
+      const owner = {};
+      const done: number[] = [];
+      let refuse = true;
+      const write = (n: number) => async () => {
+        if (refuse) throw full();
+        done.push(n);
+      };
+      expect(await writeOrRetry(owner, write(1))).toBe(false);
+      expect(await writeOrRetry(owner, write(2))).toBe(false);
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(done).toEqual([]);
+      refuse = false;
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(done).toEqual([1, 2]);
+      // Done now when it can be.
+      expect(await writeOrRetry(owner, write(3))).toBe(true);
+      expect(done).toEqual([1, 2, 3]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('throws what is not a fault', async () => {
+    await expect(writeOrRetry({}, () => Promise.reject(new Error('a bug')))).rejects.toThrow('a bug');
   });
 });

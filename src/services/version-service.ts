@@ -22,7 +22,7 @@ import { toAssetView } from './asset-service.js';
 import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult } from './downloads.js';
 import { restoredFromOf, type VersionLifecycle } from './version-lifecycle.js';
 import type { MetadataWriteback } from './metadata-writeback.js';
-import { cleanUp } from './fault-cleanup.js';
+import { writeOrRetry } from '../faults/retry-writes.js';
 
 /** seed 5.5: viewers list, download and preview; managers and admins also upload, restore and delete. */
 type MinRole = 'viewer' | 'manager';
@@ -90,15 +90,22 @@ export class VersionService {
         await this.store.putFile(reserved.storage_key, file.path, mimeType, { unchanging: true });
       } catch (err) {
         // The reserved version goes with the file (later, should the full disk refuse the database's write too: issue #37).
-        await cleanUp(this.ctx.db, () => this.lifecycle.discard(this.ctx.db, asset.id, reserved.id));
+        await writeOrRetry(this.ctx.db, () => this.lifecycle.discard(this.ctx.db, asset.id, reserved.id));
         throw answerStoreFailure(err, 'Storing the file failed');
       }
-      return this.lifecycle.promoteNow(
-        reserved.id,
-        { mime_type: mimeType, file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null, sha256: file.sha256 },
-        { merge: metadata },
-        { actor: caller },
-      );
+      try {
+        return await this.lifecycle.promoteNow(
+          reserved.id,
+          { mime_type: mimeType, file_size: file.size, width: dimensions?.width ?? null, height: dimensions?.height ?? null, sha256: file.sha256 },
+          { merge: metadata },
+          { actor: caller },
+        );
+      } catch (err) {
+        // Stored, but not recorded (the database's disk full, issue #37): the reserved version goes, and its row
+        // queues the file's deletion.
+        await writeOrRetry(this.ctx.db, () => this.lifecycle.discard(this.ctx.db, asset.id, reserved.id));
+        throw err;
+      }
     });
     return this.view({ ...promoted, thumbnail_key: null }, { ...asset, metadata: promoted.metadata }, { userId: caller.id });
   }

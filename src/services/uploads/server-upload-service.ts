@@ -15,7 +15,7 @@ import type { Caller } from '../auth-service.js';
 import { requireRole } from '../access.js';
 import * as quota from '../quota-service.js';
 import { toAssetView } from '../asset-service.js';
-import { cleanUp } from '../fault-cleanup.js';
+import { writeOrRetry } from '../../faults/retry-writes.js';
 import type { AssetView } from '../../contracts/catalog.js';
 import type { VersionLifecycle } from '../version-lifecycle.js';
 
@@ -115,16 +115,23 @@ export class ServerUploadService {
       await this.store.putFile(key, input.file.path, mimeType, { unchanging: true });
     } catch (err) {
       // The rows go with the file (later, should the full disk refuse the database's write too: issue #37).
-      await cleanUp(this.ctx.db, () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id));
+      await writeOrRetry(this.ctx.db, () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id));
       throw storeFailure(err, 'Storing the file failed');
     }
-    await this.ctx.db.transaction().execute(async (trx) => {
-      await lifecycle.setStorageKey(trx, asset.id, key);
-      const file = { mime_type: mimeType, file_size: input.file.size, width: asset.width, height: asset.height };
-      await lifecycle.markAssetReady(trx, asset.id, file, asset.created_at);
-      // Hashed as it was spooled: duplicate detection knows the file at once, and no job reads it again for that.
-      await this.versions.promote(trx, version.id, { ...file, sha256: input.file.sha256 }, { merge: {} }, { actor: caller });
-    });
+    try {
+      await this.ctx.db.transaction().execute(async (trx) => {
+        await lifecycle.setStorageKey(trx, asset.id, key);
+        const file = { mime_type: mimeType, file_size: input.file.size, width: asset.width, height: asset.height };
+        await lifecycle.markAssetReady(trx, asset.id, file, asset.created_at);
+        // Hashed as it was spooled: duplicate detection knows the file at once, and no job reads it again for that.
+        await this.versions.promote(trx, version.id, { ...file, sha256: input.file.sha256 }, { merge: {} }, { actor: caller });
+      });
+    } catch (err) {
+      // Stored, but not recorded (the database's disk full, issue #37): the asset goes, and its v1's row queues the
+      // file's deletion.
+      await writeOrRetry(this.ctx.db, () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id));
+      throw err;
+    }
     this.versions.notify(true);
     const ready = await assets.findAsset(this.ctx.db, asset.id);
     if (!ready) throw appError('NOT_FOUND', 'The asset was deleted while it was being stored');

@@ -26,7 +26,7 @@ import type { AssetRecord } from '../../repositories/assets.js';
 import type { VersionLifecycle } from '../version-lifecycle.js';
 import type { MetadataWriteback } from '../metadata-writeback.js';
 import * as quota from '../quota-service.js';
-import { cleanUp } from '../fault-cleanup.js';
+import { writeOrRetry } from '../../faults/retry-writes.js';
 
 export const MAX_PARTS = 10_000;
 /** S3 refuses parts below 5 MiB (all but the last) whatever this service is configured with. */
@@ -153,7 +153,7 @@ export class StorageService {
     } catch (err) {
       // Nothing of an upload that could not start stays: the asset goes with its v1 (later, should the full disk
       // refuse this write too, issue #37).
-      await cleanUp(this.ctx.db, () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id));
+      await writeOrRetry(this.ctx.db, () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id));
       throw err;
     }
   }
@@ -211,7 +211,7 @@ export class StorageService {
         });
         return { uploadId, assetId: asset.id };
       } catch (err) {
-        await cleanUp(this.ctx.db, () => this.versions.discard(this.ctx.db, asset.id, version.id));
+        await writeOrRetry(this.ctx.db, () => this.versions.discard(this.ctx.db, asset.id, version.id));
         throw err;
       }
     } catch (err) {
