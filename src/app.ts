@@ -37,6 +37,7 @@ import { startHousekeeping } from './housekeeping.js';
 import { versionRoutes } from './routes/versions.js';
 import { mediaRoutes } from './routes/media.js';
 import { adminJobRoutes } from './routes/admin-jobs.js';
+import { adminSweepRoutes } from './routes/admin-sweeps.js';
 import { activityRoutes } from './routes/activity.js';
 import { browserOsRoutes } from './routes/browser-os.js';
 import { phoneNumberRoutes } from './routes/phone-number.js';
@@ -84,7 +85,7 @@ export interface BuildOptions {
  * lifetime: `await app.close()` also closes the database it opened.
  */
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const database = options.database ?? (await openMigratedDatabase(config.databaseUrl));
+  const database = options.database ?? (await openMigratedDatabase(config.databaseUrl, config.database));
   let secrets: AppContext['secrets'];
   try {
     secrets = await prepareInstance(config, database);
@@ -115,6 +116,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     now: () => ctx.now(),
     answerCache: () => services.answers.stats(),
     faults: () => ctx.faults.stats(),
+    sweeps: services.sweepGuard,
     disk: { space: () => diskSpace(disks), minFreeBytes: config.readyMinFreeBytes },
   });
   const readiness = new Readiness({ database, store: services.storage.store, faults: ctx.faults, places: disks, minFreeBytes: config.readyMinFreeBytes });
@@ -137,10 +139,17 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // One log line per fault incident (issue #37), in this app's log.
   ctx.faults.log = app.log;
   app.addHook('onClose', () => ctx.faults.close());
+  // A pooled connection PostgreSQL closed while idle (a restart, a failover) opens the incident too, before any request fails.
+  const unheard = database.support.onConnectionError?.((err) => ctx.faults.report('database_unavailable', err, 'database connection'));
+  app.addHook('onClose', () => {
+    unheard?.();
+  });
   // A failed e-mail is logged, never answered as a failure (issue #27).
   services.outbox.log = app.log;
   // Tools' own output (it may name server paths) is logged, never answered (issue #27).
   services.unreadable.log = app.log;
+  // A sweep refused for deleting too much is logged once (issue #37).
+  services.sweepGuard.log = app.log;
   refuseUndeclaredBodies(app);
 
   if (!options.database) app.addHook('onClose', () => database.close());
@@ -196,6 +205,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await app.register(versionRoutes, { versions: services.versions, config });
   await app.register(mediaRoutes, { media: services.media });
   await app.register(adminJobRoutes, { jobAdmin: services.jobAdmin });
+  await app.register(adminSweepRoutes, { guard: services.sweepGuard });
   await app.register(activityRoutes, { activity: services.activity });
   await app.register(browserOsRoutes);
   await app.register(phoneNumberRoutes);

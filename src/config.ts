@@ -5,5 +5,5 @@
  */
 export type * from './config/types.js';
 export { ConfigError } from './config/declare.js';
-export { loadConfig } from './config/load.js';
+export { loadConfig, s3ClientSettings } from './config/load.js';
 export { renderConfigMarkdown, renderConfigText } from './config/docs.js';

@@ -37,7 +37,7 @@ export async function runSweeps(database: DatabaseHandle, sweeps: readonly Sweep
 
 /**
  * Periodic clean-up that needs no queue: expired sessions, abandoned uploads and those past DAM_UPLOAD_MAX_LIFETIME,
- * trash older than DAM_TRASH_DAYS, objects of deleted rows, idempotency keys past their 24 hours, shared-link
+ * trash older than DAM_TRASH_DAYS, objects of deleted rows, orphaned objects (DAM_ORPHAN_SWEEP_HOURS), idempotency keys past their 24 hours, shared-link
  * access-log entries older than DAM_SHARE_LOG_DAYS, rate-limit windows that are over. Runs every
  * minute in each process of role all or worker; each sweep under its leader lock (runSweeps).
  */
@@ -46,10 +46,13 @@ export function startHousekeeping(app: FastifyInstance, ctx: AppContext, service
     ['sessions', () => deleteExpiredSessions(ctx.db, ctx.now())],
     ['password-links', () => deleteExpiredPasswordLinks(ctx.db, ctx.now())],
     ['idempotency', () => services.idempotency.deleteExpired()],
-    ['stale-uploads', () => services.storage.sweepStaleUploads()],
+    // Every sweep that deletes is bounded per run and refused past DAM_SWEEP_MAX_PERCENT of a workspace unless an admin
+    // confirmed it (issue #37, services/sweeps/sweep-guard.ts).
+    ['stale-uploads', () => services.storageSweeps.sweepStaleUploads()],
     // Before the drain: a purged asset's files are queued by its deletion and removed in the same run.
     ['trash', () => services.trash.purgeExpired()],
-    ['object-deletions', () => services.storage.drainObjectDeletions()],
+    ['orphaned-objects', () => services.orphanSweep.maybeRun()],
+    ['object-deletions', () => services.storageSweeps.drainObjectDeletions()],
     ['share-access-log', () => services.shares.pruneAccessLog()],
     // The store counts windows on the wall clock (Date.now), not the app's clock.
     ['rate-limit-counters', () => deleteExpiredCounters(ctx.db, Date.now())],

@@ -236,6 +236,6 @@ describe.each(STORE_KINDS)('npm run admin -- verify on the %s store', (kind) => 
     await old.close();
     const behind = await verify([], { ...t.config, databaseUrl: `sqlite:${oldFile}` });
     expect(behind.code).toBe(2);
-    expect(behind.err).toContain('The database schema is behind this version (1 migrations pending, first 0031_user_locale)');
+    expect(behind.err).toMatch(/The database schema is behind this version \(\d+ migrations pending, first 0031_user_locale\)/);
   });
 });

@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       dataDir: path.resolve('data'),
       databaseUrl: `sqlite:${path.join(path.resolve('data'), 'dam.sqlite')}`,
+      database: { connectTimeoutMs: 5000, statementTimeoutMs: 30_000 },
       jwtSecret: SECRET,
       sessionTtl: 7 * 24 * 3600,
       allowRegistration: false,
@@ -113,6 +114,8 @@ describe('loadConfig', () => {
     ['NODE_ENV', 'staging'],
     ['DATABASE_URL', 'mysql://localhost/dam'],
     ['DATABASE_URL', '/var/lib/dam.sqlite'],
+    ['DAM_DB_CONNECT_TIMEOUT', '0'],
+    ['DAM_DB_STATEMENT_TIMEOUT', '1.5'],
     ['DAM_TRUST_PROXY', 'the load balancer'],
     ['DAM_TRUST_PROXY', '0'],
     ['DAM_TRUST_PROXY', '11'],
@@ -156,8 +159,20 @@ describe('loadConfig', () => {
       accessKeyId: undefined,
       secretAccessKey: undefined,
       forcePathStyle: true,
+      client: { maxAttempts: 3, retryMode: 'standard', connectTimeoutMs: 5000, requestTimeoutMs: 30_000, maxSockets: 50 },
     });
     expect(loadConfig(env({ DAM_PUBLIC_URL: 'https://dam.example.com/' })).publicUrl).toBe('https://dam.example.com');
+  });
+
+  it('reads the S3 client\'s retries, timeouts and sockets, and refuses unbounded ones (issue #37)', () => {
+    const s3 = { DAM_STORAGE: 's3', DAM_S3_BUCKET: 'b' };
+    const config = loadConfig(
+      env({ ...s3, DAM_S3_MAX_ATTEMPTS: '5', DAM_S3_RETRY_MODE: 'adaptive', DAM_S3_CONNECT_TIMEOUT: '2', DAM_S3_REQUEST_TIMEOUT: '10', DAM_S3_MAX_SOCKETS: '8' }),
+    );
+    expect(config.storage.kind === 's3' && config.storage.client).toEqual({ maxAttempts: 5, retryMode: 'adaptive', connectTimeoutMs: 2000, requestTimeoutMs: 10_000, maxSockets: 8 });
+    expect(() => loadConfig(env({ ...s3, DAM_S3_MAX_ATTEMPTS: '0' }))).toThrow(/DAM_S3_MAX_ATTEMPTS/);
+    expect(() => loadConfig(env({ ...s3, DAM_S3_REQUEST_TIMEOUT: '0' }))).toThrow(/DAM_S3_REQUEST_TIMEOUT/);
+    expect(() => loadConfig(env({ ...s3, DAM_S3_RETRY_MODE: 'legacy' }))).toThrow(/DAM_S3_RETRY_MODE/);
   });
 
   it('accepts PostgreSQL URLs', () => {

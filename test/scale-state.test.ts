@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, s3ClientSettings } from '../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { runExclusive } from '../src/db/leader-lock.js';
 import { runSweeps, type Sweep } from '../src/housekeeping.js';
@@ -156,7 +156,7 @@ describe.each(dialects)('the local store data dir on %s', (dialect) => {
       const same = await buildApp(testConfig({ dataDir: first.config.dataDir }), { database: first.database, logger: false });
       await same.close();
 
-      const storage = { kind: 's3', bucket: 'b', endpoint: 'http://127.0.0.1:1', region: 'us-east-1', accessKeyId: 'k', secretAccessKey: 's', forcePathStyle: true } as const;
+      const storage = { kind: 's3', bucket: 'b', endpoint: 'http://127.0.0.1:1', region: 'us-east-1', accessKeyId: 'k', secretAccessKey: 's', forcePathStyle: true, client: s3ClientSettings({}) } as const;
       const onS3 = await buildApp(testConfig({ dataDir: tempDir('dam-s3-data-'), storage, jobs: { ...testConfig().jobs, concurrency: 0 } }), {
         database: first.database,
         logger: false,

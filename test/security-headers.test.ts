@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import type { StorageConfig } from '../src/config.js';
+import { s3ClientSettings, type StorageConfig } from '../src/config.js';
 import { s3BrowserOrigins } from '../src/http/security-headers.js';
 import { S3Store } from '../src/storage/s3-store.js';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.js';
@@ -184,6 +184,7 @@ describe('connect-src on S3', () => {
     accessKeyId: 'AKIDEXAMPLE',
     secretAccessKey: 'secret',
     forcePathStyle,
+    client: s3ClientSettings({}),
   });
 
   // The browser PUTs parts to the URLs the SDK presigns (offline): their origin must be allowed.

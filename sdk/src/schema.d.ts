@@ -1052,6 +1052,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/sweeps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Housekeeping sweeps refused for deleting too much of a workspace
+         * @description Instance admins only (403 ADMIN_ONLY for anyone else). A sweep that deletes (trash, stale uploads, the files of deleted rows, orphaned objects) acts on its own up to DAM_SWEEP_MAX_PERCENT of a workspace, or fewer than DAM_SWEEP_MIN_COUNT items. Past that it deletes nothing and is listed here, newest first, with what it would delete, until it is confirmed (POST /admin/sweeps/{sweep}/confirm) or resolves itself (the trash restored, the store back); a confirmed one stays listed a day after it is done (`settled`).
+         */
+        get: operations["listSweepRefusals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/sweeps/{sweep}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Let a refused sweep delete what it listed
+         * @description Instance admins only (403 ADMIN_ONLY for anyone else). The sweep then deletes, DAM_SWEEP_BATCH items a run (every minute), no more than it said it would (`would_delete`): should it find more (more trash expired, the store emptied), it is refused again. Confirming the trash or stale uploads of a workspace also lets the files of the rows they delete go. 404 NOT_FOUND when no refusal of the sweep waits for that workspace; confirming one already confirmed answers it again.
+         */
+        post: operations["confirmSweep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dam/activity": {
         parameters: {
             query?: never;
@@ -12216,6 +12256,237 @@ export interface operations {
                 };
             };
             503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listSweepRefusals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description trash: deleting trash older than DAM_TRASH_DAYS; stale-uploads: aborting uploads past DAM_UPLOAD_TTL or DAM_UPLOAD_MAX_LIFETIME; object-deletions: removing the stored files of deleted rows; orphaned-objects: removing stored objects no row accounts for (DAM_ORPHAN_SWEEP_HOURS) */
+                            sweep: "trash" | "stale-uploads" | "object-deletions" | "orphaned-objects";
+                            /** @description The workspace (it may be deleted: the files of a deleted workspace are refused too) */
+                            workspace_id: number;
+                            /** @description refused: waiting for an instance admin; confirmed: the sweep acts, a batch per run; settled: done (listed for a day) */
+                            state: "refused" | "confirmed" | "settled";
+                            /** @description Items the sweep would delete in the workspace, at its latest run */
+                            would_delete: number;
+                            /** @description The workspace's items of that kind, the ones to delete included */
+                            workspace_total: number;
+                            /** @description What it would delete, in words */
+                            summary: string;
+                            /** @description Up to 10 of the items (ids and names, or storage keys) */
+                            examples: string[];
+                            /** @description Unix seconds */
+                            refused_at: number;
+                            /** @description Unix seconds: the latest run that found it so */
+                            seen_at: number;
+                            /** @description Unix seconds; null until confirmed */
+                            confirmed_at: number | null;
+                            /** @description The instance admin (user id) who confirmed it; null until then, or when that account is gone */
+                            confirmed_by: number | null;
+                            /** @description Unix seconds the confirmed sweep finished; null until then */
+                            settled_at: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    confirmSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description trash: deleting trash older than DAM_TRASH_DAYS; stale-uploads: aborting uploads past DAM_UPLOAD_TTL or DAM_UPLOAD_MAX_LIFETIME; object-deletions: removing the stored files of deleted rows; orphaned-objects: removing stored objects no row accounts for (DAM_ORPHAN_SWEEP_HOURS) */
+                sweep: "trash" | "stale-uploads" | "object-deletions" | "orphaned-objects";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The workspace of the refusal to confirm (workspace_id in GET /admin/sweeps) */
+                    workspaceId: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description trash: deleting trash older than DAM_TRASH_DAYS; stale-uploads: aborting uploads past DAM_UPLOAD_TTL or DAM_UPLOAD_MAX_LIFETIME; object-deletions: removing the stored files of deleted rows; orphaned-objects: removing stored objects no row accounts for (DAM_ORPHAN_SWEEP_HOURS) */
+                            sweep: "trash" | "stale-uploads" | "object-deletions" | "orphaned-objects";
+                            /** @description The workspace (it may be deleted: the files of a deleted workspace are refused too) */
+                            workspace_id: number;
+                            /** @description refused: waiting for an instance admin; confirmed: the sweep acts, a batch per run; settled: done (listed for a day) */
+                            state: "refused" | "confirmed" | "settled";
+                            /** @description Items the sweep would delete in the workspace, at its latest run */
+                            would_delete: number;
+                            /** @description The workspace's items of that kind, the ones to delete included */
+                            workspace_total: number;
+                            /** @description What it would delete, in words */
+                            summary: string;
+                            /** @description Up to 10 of the items (ids and names, or storage keys) */
+                            examples: string[];
+                            /** @description Unix seconds */
+                            refused_at: number;
+                            /** @description Unix seconds: the latest run that found it so */
+                            seen_at: number;
+                            /** @description Unix seconds; null until confirmed */
+                            confirmed_at: number | null;
+                            /** @description The instance admin (user id) who confirmed it; null until then, or when that account is gone */
+                            confirmed_by: number | null;
+                            /** @description Unix seconds the confirmed sweep finished; null until then */
+                            settled_at: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listActivity: {

@@ -6,7 +6,7 @@ import { loadPlansFile, PlansFileError, type Plan } from '../payments/plans.js';
 import type { MailConfig } from '../mail/types.js';
 import { ConfigError, type Env } from './declare.js';
 import { mailFrom } from './formats.js';
-import type { AppConfig, DriveOAuthClientConfig, DrivesConfig, ImageGenConfig, PaymentsConfig, SocialConfig, StorageConfig } from './types.js';
+import type { AppConfig, DriveOAuthClientConfig, DrivesConfig, ImageGenConfig, PaymentsConfig, S3ClientSettings, SocialConfig, StorageConfig } from './types.js';
 import { read, type NameOf } from './vars.js';
 
 /**
@@ -26,6 +26,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: read(env, 'HOST'),
     dataDir,
     databaseUrl,
+    database: Object.freeze({
+      connectTimeoutMs: read(env, 'DAM_DB_CONNECT_TIMEOUT') * 1000,
+      statementTimeoutMs: read(env, 'DAM_DB_STATEMENT_TIMEOUT') * 1000,
+    }),
     jwtSecret: jwtSecret(env, dataDir, databaseUrl),
     jwtSecretPrevious: Object.freeze(read(env, 'DAM_JWT_SECRET_PREVIOUS') ?? []),
     role: read(env, 'DAM_ROLE'),
@@ -60,6 +64,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mediaUrlTtl: read(env, 'DAM_MEDIA_URL_TTL'),
     social: socialConfig(env),
     trashDays: read(env, 'DAM_TRASH_DAYS'),
+    sweeps: Object.freeze({
+      maxPercent: read(env, 'DAM_SWEEP_MAX_PERCENT'),
+      minCount: read(env, 'DAM_SWEEP_MIN_COUNT'),
+      batch: read(env, 'DAM_SWEEP_BATCH'),
+      orphanHours: read(env, 'DAM_ORPHAN_SWEEP_HOURS'),
+    }),
     searchFacetSample: read(env, 'DAM_SEARCH_FACET_SAMPLE'),
     bulkSearchMax: read(env, 'DAM_BULK_SEARCH_MAX'),
     imageGen: imageGenConfig(env),
@@ -134,7 +144,19 @@ function storageConfig(env: Env): StorageConfig {
     accessKeyId: read(env, 'DAM_S3_ACCESS_KEY_ID'),
     secretAccessKey: read(env, 'DAM_S3_SECRET_ACCESS_KEY'),
     forcePathStyle: read(env, 'DAM_S3_FORCE_PATH_STYLE'),
+    client: s3ClientSettings(env),
   };
+}
+
+/** The S3 client's retries, timeouts and connections (issue #37); `s3ClientSettings({})` gives the defaults. */
+export function s3ClientSettings(env: Env): S3ClientSettings {
+  return Object.freeze({
+    maxAttempts: read(env, 'DAM_S3_MAX_ATTEMPTS'),
+    retryMode: read(env, 'DAM_S3_RETRY_MODE'),
+    connectTimeoutMs: read(env, 'DAM_S3_CONNECT_TIMEOUT') * 1000,
+    requestTimeoutMs: read(env, 'DAM_S3_REQUEST_TIMEOUT') * 1000,
+    maxSockets: read(env, 'DAM_S3_MAX_SOCKETS'),
+  });
 }
 
 function imageGenConfig(env: Env): ImageGenConfig | null {

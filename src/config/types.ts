@@ -13,6 +13,8 @@ export interface AppConfig {
   readonly dataDir: string;
   /** `sqlite:<file>` (default, under dataDir) or a postgres:// URL. */
   readonly databaseUrl: string;
+  /** PostgreSQL's timeouts (DAM_DB_CONNECT_TIMEOUT, DAM_DB_STATEMENT_TIMEOUT; issue #37); SQLite ignores them. */
+  readonly database: DatabaseConfig;
   /**
    * DAM_JWT_SECRET, or on SQLite the secret generated into the data dir. Undefined on PostgreSQL
    * without DAM_JWT_SECRET: every process reads the one generated in the database at start
@@ -71,6 +73,8 @@ export interface AppConfig {
   readonly social: SocialConfig;
   /** Days an item stays in the trash before housekeeping deletes it for good (0: at the next run). */
   readonly trashDays: number;
+  /** What housekeeping sweeps may delete per run and without an admin's confirmation (issue #37). */
+  readonly sweeps: SweepsConfig;
   /** Search facet counts are exact up to this many matches, beyond that estimated from a sample of about this many (issue #12). */
   readonly searchFacetSample: number;
   /** The most assets one search-based POST /dam/assets/bulk acts on (issue #27); more matches are a 422. */
@@ -103,6 +107,17 @@ export interface AppConfig {
   readonly uploadIdleTimeoutMs: number;
   /** The map view's tiles (issue #27, domain/map-tiles.ts): DAM_MAP_TILE_URL and DAM_MAP_ATTRIBUTION, OpenStreetMap's by default. */
   readonly map: MapConfig;
+}
+
+export interface SweepsConfig {
+  /** DAM_SWEEP_MAX_PERCENT: the largest share (percent) of a workspace a sweep deletes unconfirmed. */
+  readonly maxPercent: number;
+  /** DAM_SWEEP_MIN_COUNT: below this many items a sweep always acts. */
+  readonly minCount: number;
+  /** DAM_SWEEP_BATCH: items each sweep deletes per run at most. */
+  readonly batch: number;
+  /** DAM_ORPHAN_SWEEP_HOURS: hours between orphaned-object sweeps; 0: off. */
+  readonly orphanHours: number;
 }
 
 export interface MapConfig {
@@ -255,6 +270,28 @@ export type StorageConfig =
       readonly accessKeyId: string | undefined;
       readonly secretAccessKey: string | undefined;
       readonly forcePathStyle: boolean;
+      readonly client: S3ClientSettings;
     };
 
+/** How the S3 client retries and when it gives up on a store that errs or stalls (issue #37). */
+export interface S3ClientSettings {
+  /** Attempts per request, the first included (DAM_S3_MAX_ATTEMPTS). */
+  readonly maxAttempts: number;
+  /** The AWS SDK's retry mode (DAM_S3_RETRY_MODE). */
+  readonly retryMode: 'standard' | 'adaptive';
+  /** Milliseconds to open a connection (DAM_S3_CONNECT_TIMEOUT). */
+  readonly connectTimeoutMs: number;
+  /** Milliseconds a request or a streamed body may go without a byte (DAM_S3_REQUEST_TIMEOUT). */
+  readonly requestTimeoutMs: number;
+  /** Connections to the store at most (DAM_S3_MAX_SOCKETS). */
+  readonly maxSockets: number;
+}
+
 export type ProcessRole = 'all' | 'api' | 'worker';
+
+export interface DatabaseConfig {
+  /** Longest wait for a connection, new or pooled. */
+  readonly connectTimeoutMs: number;
+  /** statement_timeout of every connection (0: none); migrations run without it. */
+  readonly statementTimeoutMs: number;
+}

@@ -154,6 +154,28 @@ export const VARS = {
     parse: format.databaseUrl,
     description: 'The database: SQLite (one machine) or PostgreSQL (needed to run several processes). See "PostgreSQL, S3 and Redis" in [install.md](install.md).',
   }),
+  DAM_DB_CONNECT_TIMEOUT: integer({
+    section: 'data',
+    default: 5,
+    min: 1,
+    max: 300,
+    unit: 'seconds',
+    description:
+      'PostgreSQL: the longest a request, job or sweep waits for a database connection, a new one or a free one of the pool (10 per process). ' +
+      'Past it, and at once when PostgreSQL refuses connections (restarting, failing over), requests answer 503 `DATABASE_UNAVAILABLE` with `Retry-After` ' +
+      'and jobs wait without using an attempt. See "Faults" in [operations.md](operations.md).',
+  }),
+  DAM_DB_STATEMENT_TIMEOUT: integer({
+    section: 'data',
+    default: 30,
+    min: 0,
+    max: 3600,
+    unit: 'seconds',
+    description:
+      "PostgreSQL: `statement_timeout` of the service's connections; a statement running longer (a lock held by a stuck transaction included) is " +
+      'cancelled and the request answers 503 `DATABASE_UNAVAILABLE`. The service gives up waiting 5 s after it (a server gone without closing the ' +
+      'connection) and opens a new connection. Migrations run without it. `0`: none.',
+  }),
   DAM_REDIS_URL: text({
     section: 'data',
     type: 'url',
@@ -304,6 +326,54 @@ export const VARS = {
     default: false,
     description: 'Path-style addressing (MinIO, Ceph, s3rver).',
   }),
+  DAM_S3_MAX_ATTEMPTS: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 3,
+    min: 1,
+    max: 10,
+    description:
+      'Attempts per S3 request, the first included: a 5xx, `SlowDown`, a reset connection or a timeout is tried again after an exponential backoff with jitter ' +
+      "(the SDK's retry quota stops retrying while most attempts fail). When the last attempt fails, the request is answered 503 `STORAGE_UNAVAILABLE` " +
+      'with `Retry-After`, and a job waits and runs again. See "The object store errs, stalls or loses packets" in [operations.md](operations.md).',
+  }),
+  DAM_S3_RETRY_MODE: oneOf({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    values: ['standard', 'adaptive'],
+    default: 'standard',
+    description:
+      "The AWS SDK's retry mode: `standard` (backoff with jitter and a retry quota) or `adaptive` (the same, and a client-side rate limit that slows down while the store answers `SlowDown`).",
+  }),
+  DAM_S3_CONNECT_TIMEOUT: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 5,
+    min: 1,
+    max: 300,
+    unit: 'seconds',
+    description: 'Seconds to open a connection to the store before the attempt counts as failed (and is retried).',
+  }),
+  DAM_S3_REQUEST_TIMEOUT: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 30,
+    min: 1,
+    max: 3600,
+    unit: 'seconds',
+    description:
+      'Seconds an S3 request may go without a byte moving (sending its body, waiting for the answer, reading it) before the attempt counts as failed; ' +
+      'an object streamed to a client (a download) is cut after this long without a byte from the store while the client is waiting for one. ' +
+      'A request to a stalled store therefore fails after about `DAM_S3_MAX_ATTEMPTS` times this.',
+  }),
+  DAM_S3_MAX_SOCKETS: integer({
+    section: 'storage',
+    onlyWith: 'DAM_STORAGE=s3',
+    default: 50,
+    min: 1,
+    max: 1000,
+    description: 'Connections to the store this process keeps at most (reused, keep-alive); further requests wait for one.',
+  }),
   DAM_UPLOAD_TTL: integer({
     section: 'storage',
     default: DAY,
@@ -441,6 +511,41 @@ export const VARS = {
     description:
       "Days a deleted asset, folder or collection stays in its workspace's trash (restorable, files still stored) before housekeeping deletes it for good and removes its files; " +
       '`0` purges at the next run (within a minute).',
+  }),
+  DAM_SWEEP_MAX_PERCENT: integer({
+    section: 'library',
+    default: 25,
+    min: 1,
+    max: 100,
+    description:
+      'The largest share of a workspace one housekeeping sweep deletes (expired trash, stale uploads, queued object deletions, orphaned objects) ' +
+      'without an instance admin\'s confirmation (issue #37). A sweep that would delete more is refused: logged once with what it would delete, ' +
+      'counted in `dam_sweep_refusals_total`, listed by `GET /admin/sweeps` and done only once confirmed with `POST /admin/sweeps/{sweep}/confirm`. ' +
+      '`100` turns the check off. See "Sweeps never delete in bulk by accident" in [operations.md](operations.md).',
+  }),
+  DAM_SWEEP_MIN_COUNT: integer({
+    section: 'library',
+    default: 100,
+    min: 0,
+    max: 1_000_000_000,
+    description: 'A sweep deleting fewer than this many items of a workspace always acts, whatever their share (a small workspace may empty its trash).',
+  }),
+  DAM_SWEEP_BATCH: integer({
+    section: 'library',
+    default: 500,
+    min: 1,
+    max: 1_000_000,
+    description: 'The most items each housekeeping sweep deletes per run (every minute); the rest waits for the next runs.',
+  }),
+  DAM_ORPHAN_SWEEP_HOURS: integer({
+    section: 'library',
+    default: 0,
+    min: 0,
+    max: 8_760,
+    description:
+      'Every this many hours, list the object store and delete objects of the asset layout that no row accounts for and that are older than a day ' +
+      '(what `npm run admin -- verify` calls orphans). `0` (the default): never; orphans cost only storage, and after restoring an older database ' +
+      'they are the files of the rows lost, so turn it on only where the database is never restored apart from the store.',
   }),
   DAM_SEARCH_FACET_SAMPLE: integer({
     section: 'library',

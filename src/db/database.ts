@@ -29,8 +29,21 @@ export function openDatabase(url: string, pgOptions: PostgresOptions = {}): Data
   };
 }
 
-/** Opens the database and brings its schema to the latest migration. */
+/**
+ * Opens the database and brings its schema to the latest migration. With a statement timeout (PostgreSQL,
+ * DAM_DB_STATEMENT_TIMEOUT) the migrations run first on connections of their own without it: a migration may build
+ * an index or backfill a table for longer than any request should take.
+ */
 export async function openMigratedDatabase(url: string, pgOptions: PostgresOptions = {}): Promise<DatabaseHandle> {
+  if (pgOptions.statementTimeoutMs && !url.startsWith('sqlite:')) {
+    const migrating = openDatabase(url, { ...pgOptions, statementTimeoutMs: 0 });
+    try {
+      await migrateToLatest(migrating);
+    } finally {
+      await migrating.close();
+    }
+    return openDatabase(url, pgOptions);
+  }
   const handle = openDatabase(url, pgOptions);
   try {
     await migrateToLatest(handle);

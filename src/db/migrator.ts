@@ -32,6 +32,7 @@ import * as m0028 from './migrations/0028_workspace_creator.js';
 import * as m0029 from './migrations/0029_share_expiry_cap.js';
 import * as m0030 from './migrations/0030_upload_bounds.js';
 import * as m0031 from './migrations/0031_user_locale.js';
+import * as m0032 from './migrations/0032_sweep_refusals.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0029_share_expiry_cap': m0029,
   '0030_upload_bounds': m0030,
   '0031_user_locale': m0031,
+  '0032_sweep_refusals': m0032,
 };
 
 class ListProvider implements MigrationProvider {

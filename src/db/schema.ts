@@ -675,6 +675,30 @@ export interface RateLimitCountersTable {
   expires_at: number;
 }
 
+/**
+ * A sweep's refusal to delete more of a workspace than DAM_SWEEP_MAX_PERCENT (migration 0032, issue #37): refused
+ * (confirmed_at null), confirmed by an instance admin (the sweep then acts, in batches), settled once it is done.
+ */
+export interface SweepRefusalsTable {
+  sweep: string;
+  workspace_id: number;
+  /** Items the sweep would delete (or, for a store that lists too little, objects missing from it). */
+  would_delete: number;
+  /** What the share is of: the workspace's items of that kind. */
+  workspace_total: number;
+  /** In words, for the admin: "would delete 40 of the workspace's 50 assets (trash older than 30 days)". */
+  summary: string;
+  /** JSON array of up to 10 of the items (ids, names, keys). */
+  examples: string;
+  refused_at: number;
+  /** The last run that found it so. */
+  seen_at: number;
+  confirmed_at: number | null;
+  confirmed_by: number | null;
+  /** The confirmed sweep has finished (the row goes a day later). */
+  settled_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -690,6 +714,7 @@ export interface Database {
   upload_parts: UploadPartsTable;
   settings: SettingsTable;
   rate_limit_counters: RateLimitCountersTable;
+  sweep_refusals: SweepRefusalsTable;
   object_deletions: ObjectDeletionsTable;
   user_identities: UserIdentitiesTable;
   social_used_tokens: SocialUsedTokensTable;

@@ -135,6 +135,20 @@ export class AppMetrics {
     labelNames: ['fault'] as const,
     registers: [this.registry],
   });
+  private readonly sweepRefusals = new Counter({
+    name: 'dam_sweep_refusals_total',
+    help:
+      'Runs of a housekeeping sweep in this process that refused to delete more than DAM_SWEEP_MAX_PERCENT of a workspace (one per workspace and run), by sweep; ' +
+      'each refusal is logged once and listed by GET /admin/sweeps until confirmed',
+    labelNames: ['sweep'] as const,
+    registers: [this.registry],
+  });
+  private readonly sweepsWaiting = new Gauge({
+    name: 'dam_sweep_refusals_waiting',
+    help: 'Refused sweeps waiting for an instance admin (POST /admin/sweeps/{sweep}/confirm), by sweep; read from the database, so every process reports all',
+    labelNames: ['sweep'] as const,
+    registers: [this.registry],
+  });
   private readonly diskFree = new Gauge({
     name: 'dam_disk_free_bytes',
     help: 'Free bytes (for this process, blocks reserved for root not counted) of each file system the service writes, read when scraped: path="data" (DAM_DATA_DIR), and "tmp", "storage" or "database" when on a file system of their own',
@@ -169,6 +183,7 @@ export class AppMetrics {
       now: () => number;
       answerCache?: () => AnswerCacheStats;
       faults?: () => FaultStat[];
+      sweeps?: { refusedRuns: () => Record<string, number>; waiting: () => Promise<Record<string, number>> };
       /** The file systems the service writes and the free space /readyz requires (issue #37). */
       disk?: { space: () => Promise<DiskSpace[]>; minFreeBytes: number };
     },
@@ -240,6 +255,14 @@ export class AppMetrics {
       this.faultIncidents.labels(f.fault).inc(f.incidents);
       this.faultFailures.labels(f.fault).inc(f.failures);
       this.faultActive.labels(f.fault).set(f.active ? 1 : 0);
+    }
+    // Refused runs counted by the sweep guard (set to its totals), refusals waiting read from the database (issue #37).
+    if (this.sources.sweeps) {
+      this.sweepRefusals.reset();
+      for (const [sweep, runs] of Object.entries(this.sources.sweeps.refusedRuns())) this.sweepRefusals.labels(sweep).inc(runs);
+      // The database down must not fail the scrape either: the gauge keeps its last values.
+      const waiting = await this.sources.sweeps.waiting().catch(() => ({}));
+      for (const [sweep, count] of Object.entries(waiting)) this.sweepsWaiting.labels(sweep).set(count);
     }
     const disk = this.sources.disk;
     if (disk) {

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
  */
 export const OPERATION_VERBS = [
   'get', 'list', 'create', 'update', 'delete', 'add', 'remove', 'upload', 'download', 'search', 'restore', 'empty',
-  'start', 'complete', 'abort', 'cancel', 'sign', 'accept', 'check', 'validate', 'unlock', 'send', 'receive',
+  'start', 'complete', 'abort', 'cancel', 'sign', 'accept', 'check', 'validate', 'unlock', 'send', 'receive', 'confirm',
 ] as const;
 
 /**
@@ -121,6 +121,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /admin/users/{userId}/password-link': 'createUserPasswordLink',
   'GET /admin/settings': 'getInstanceSettings',
   'PATCH /admin/settings': 'updateInstanceSettings',
+  'GET /admin/sweeps': 'listSweepRefusals',
+  'POST /admin/sweeps/{sweep}/confirm': 'confirmSweep',
   // small utilities
   'GET /api/browser-os': 'getBrowserOs',
   'POST /phone-number/validate': 'validatePhoneNumber',

@@ -8,7 +8,7 @@ import type { JobOutcome, JobQueue } from './queue.js';
 import { PermanentJobError, type JobHandler } from './types.js';
 import { faultOf } from '../faults/classify.js';
 import { describeFault, type FaultMonitor } from '../faults/monitor.js';
-import { writeOrRetry } from '../faults/retry-writes.js';
+import { writeNowOrLater } from '../faults/retry-later.js';
 
 /** Succeeded jobs are kept this long for the admin view, then pruned; failed ones stay. */
 const KEEP_SUCCEEDED_SECONDS = 7 * 24 * 3600;
@@ -100,11 +100,8 @@ export class JobWorker {
     while (this.running) {
       let started = 0;
       const slots = this.queue.uploadedWithin(UPLOAD_YIELD_MS) ? 1 : this.config.concurrency;
-      const claimedAt = Date.now();
       try {
         started = await this.fill(slots);
-        // A claim answered: the database is back (closes its incident, if one began before this claim did).
-        this.faults?.recovered('database_unavailable', claimedAt);
         await this.pruneNowAndThen();
       } catch (err) {
         // A database that is down fails every poll: one log line per incident (issue #37), not one a second.
@@ -122,13 +119,18 @@ export class JobWorker {
     await this.settleClaim();
     const free = slots - this.active.size;
     if (free <= 0) return 0;
+    const claimedAt = Date.now();
     const claiming = this.queue.claim(this.id, free).then((jobs) => {
       for (const job of jobs) this.launch(job);
       return jobs.length;
     });
     this.claiming = claiming;
     try {
-      return await claiming;
+      const started = await claiming;
+      // A claim answered: the database is back (closes its incident, if one began before this claim did). Only a
+      // claim that ran: with every slot busy nothing asks the database, which may still be down.
+      this.faults?.recovered('database_unavailable', claimedAt);
+      return started;
     } finally {
       if (this.claiming === claiming) this.claiming = undefined;
     }
@@ -151,7 +153,12 @@ export class JobWorker {
     const handler = this.handlers.get(job.kind);
     // A long job keeps its lease; a dead worker stops renewing it, and another worker takes the job.
     const heartbeat = setInterval(() => {
-      this.queue.heartbeat(job, this.id).catch((err: unknown) => this.log.warn({ err, job: job.id }, 'job worker: heartbeat failed'));
+      this.queue.heartbeat(job, this.id).catch((err: unknown) => {
+        // A database outage is one incident (issue #37), not a warning per running job every lease / 3.
+        const fault = faultOf(err);
+        if (fault && this.faults) this.faults.report(fault, err, `job ${job.kind}: heartbeat`);
+        else this.log.warn({ err, job: job.id }, 'job worker: heartbeat failed');
+      });
     }, (this.config.leaseSeconds * 1000) / 3);
     heartbeat.unref();
     let payload: unknown;
@@ -186,9 +193,10 @@ export class JobWorker {
         // The fault may refuse the postponement too (the database on the full disk): it is recorded as soon as it can
         // be, rather than the job staying claimed, saying nothing, until its lease runs out.
         let outcome: JobOutcome = 'retrying';
-        await writeOrRetry(this.queue, async () => {
+        const postpone = async () => {
           outcome = await this.queue.postpone(job, this.id, reason, delay);
-        });
+        };
+        await writeNowOrLater(`postponing job ${job.id}`, postpone, this.log);
         return outcome;
       }
       const outcome = await this.queue.fail(job, this.id, message, err instanceof PermanentJobError);
@@ -196,7 +204,11 @@ export class JobWorker {
       if (outcome === 'failed' && handler?.onGaveUp && payload !== undefined) await handler.onGaveUp(payload as never, message);
       return outcome;
     } catch (recordErr) {
-      this.log.error({ err: recordErr, job: job.id }, 'job worker: recording a failure failed');
+      // The database is gone (issue #37): the job stays claimed and runs again when its lease runs out; the
+      // incident is logged once, not once per job.
+      const recordFault = faultOf(recordErr);
+      if (recordFault && this.faults) this.faults.report(recordFault, recordErr, `job ${job.kind}: recording its outcome`);
+      else this.log.error({ err: recordErr, job: job.id }, 'job worker: recording a failure failed');
       return undefined;
     }
   }

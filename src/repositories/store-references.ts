@@ -114,3 +114,28 @@ export async function accountedKeys(db: DB, assetIds: readonly number[], keys: r
   add(await db.selectFrom('object_deletions').select('storage_key').where('storage_key', 'in', keys).execute());
   return known;
 }
+
+/** Workspace ids after `afterId`, in order, a page at a time (the orphan sweep walks the store workspace by workspace). */
+export async function workspaceIdsAfter(db: DB, afterId: number, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('workspaces').select('id').where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Objects the workspace's rows say the store holds now: its ready versions' files and their renditions. */
+export async function countStoredObjects(db: DB, workspaceId: number): Promise<number> {
+  const [versions, renditions] = await Promise.all([
+    db
+      .selectFrom('asset_versions')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'ready')
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('version_renditions as r')
+      .innerJoin('asset_versions as v', 'v.id', 'r.version_id')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('v.workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return Number(versions.n) + Number(renditions.n);
+}

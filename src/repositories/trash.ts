@@ -209,6 +209,43 @@ export async function deleteTrashed(db: DB, workspaceId: number, cutoff: number 
   return { assets: Number(assets.numDeletedRows), folders: Number(folders.n), collections: Number(collections.numDeletedRows) };
 }
 
+/** Assets trashed at or before `cutoff` in the workspace: how many, and the first `limit` (oldest deletion first) by id and name. */
+export async function expiredTrashAssets(db: DB, workspaceId: number, cutoff: number, limit: number): Promise<{ count: number; first: { id: number; name: string }[] }> {
+  const expired = db.selectFrom('assets').where('workspace_id', '=', workspaceId).where('deleted_at', 'is not', null).where('deleted_at', '<=', cutoff);
+  const [count, first] = await Promise.all([
+    expired.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    limit > 0 ? expired.select(['id', 'display_file_name as name']).orderBy('deleted_at').orderBy('id').limit(limit).execute() : Promise.resolve([]),
+  ]);
+  return { count: Number(count.n), first };
+}
+
+/** The workspace's assets, trashed ones included (not uploads in progress): what a purge's share is of. */
+export async function countWorkspaceAssets(db: DB, workspaceId: number): Promise<number> {
+  const row = await db
+    .selectFrom('assets')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'ready')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * One bounded step of the purge (issue #37): up to `limit` assets trashed at or before `cutoff`, oldest deletion first;
+ * once none is left, the expired folders and collections (rows without files; an asset's folder goes after it).
+ */
+export async function deleteExpiredTrashBatch(db: DB, workspaceId: number, cutoff: number, limit: number): Promise<{ assets: number; folders: number; collections: number }> {
+  const { first } = await expiredTrashAssets(db, workspaceId, cutoff, limit);
+  let assets = 0;
+  if (first.length > 0) {
+    const gone = await db.deleteFrom('assets').where('workspace_id', '=', workspaceId).where('id', 'in', first.map((a) => a.id)).executeTakeFirst();
+    assets = Number(gone.numDeletedRows);
+    if (first.length === limit) return { assets, folders: 0, collections: 0 };
+  }
+  const rest = await deleteTrashed(db, workspaceId, cutoff);
+  return { ...rest, assets: assets + rest.assets };
+}
+
 /** Workspaces holding rows trashed at or before `cutoff`. */
 export async function workspacesWithTrashBefore(db: DB, cutoff: number): Promise<number[]> {
   const one = (table: TrashTable) =>

@@ -73,14 +73,54 @@ export async function deleteUploadSession(db: DB, id: string): Promise<void> {
  * Sessions to sweep: untouched since `before` (open ones are abandoned; completed ones are past their
  * idempotency window), and open ones started before `startedBefore` (past DAM_UPLOAD_MAX_LIFETIME, however active).
  */
-export function listStaleUploadSessions(db: DB, before: number, startedBefore: number, limit: number): Promise<UploadSessionRow[]> {
-  return db
+export function listStaleUploadSessions(
+  db: DB,
+  before: number,
+  startedBefore: number,
+  limit: number,
+  skipWorkspaces: readonly number[] = [],
+): Promise<UploadSessionRow[]> {
+  let q = db
     .selectFrom('upload_sessions')
     .selectAll()
-    .where((eb) => eb.or([eb('touched_at', '<', before), eb.and([eb('completed_at', 'is', null), eb('created_at', '<', startedBefore)])]))
-    .orderBy('touched_at')
-    .limit(limit)
-    .execute();
+    .where((eb) => eb.or([eb('touched_at', '<', before), eb.and([eb('completed_at', 'is', null), eb('created_at', '<', startedBefore)])]));
+  // Workspaces whose sweep is refused (issue #37) would otherwise fill every batch.
+  if (skipWorkspaces.length > 0) q = q.where('workspace_id', 'not in', skipWorkspaces);
+  return q.orderBy('touched_at').limit(limit).execute();
+}
+
+/** Uploads of the workspace not completed and stale (untouched since `before`, or started before `startedBefore`): how many, and the first few. */
+export async function staleOpenUploads(
+  db: DB,
+  workspaceId: number,
+  before: number,
+  startedBefore: number,
+  examples: number,
+): Promise<{ count: number; first: { id: string; file_name: string }[] }> {
+  const stale = db
+    .selectFrom('upload_sessions')
+    .where('workspace_id', '=', workspaceId)
+    .where('completed_at', 'is', null)
+    .where((eb) => eb.or([eb('touched_at', '<', before), eb('created_at', '<', startedBefore)]));
+  const [count, first] = await Promise.all([
+    stale.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    examples > 0 ? stale.select(['id', 'file_name']).orderBy('touched_at').limit(examples).execute() : Promise.resolve([]),
+  ]);
+  return { count: Number(count.n), first };
+}
+
+/** The workspace's ready assets and uploads in progress: what a sweep of stale uploads is a share of. */
+export async function countAssetsAndOpenUploads(db: DB, workspaceId: number): Promise<number> {
+  const [assets, open] = await Promise.all([
+    db.selectFrom('assets').select((eb) => eb.fn.countAll<number | string>().as('n')).where('workspace_id', '=', workspaceId).where('status', '=', 'ready').executeTakeFirstOrThrow(),
+    db
+      .selectFrom('upload_sessions')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('completed_at', 'is', null)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return Number(assets.n) + Number(open.n);
 }
 
 /** A part as the local store records it: with the file that holds its current body (null: `<n>-<md5>`, before migration 0030). */

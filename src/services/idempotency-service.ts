@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { appError } from '../errors.js';
 import type { Claim, Outcome } from '../domain/idempotency.js';
 import * as keys from '../repositories/idempotency.js';
+import { retryAfterFault } from '../faults/retry-later.js';
 
 /** How long a key answers its first answer again (Stripe's 24 hours). */
 export const IDEMPOTENCY_TTL = 24 * 3600;
@@ -40,14 +41,29 @@ export class IdempotencyService {
     return { kind: 'in-use' };
   }
 
-  /** Keeps the first answer for replays. */
+  /**
+   * Keeps the first answer for replays. The request has acted: when the database is unavailable just then (issue #37)
+   * the answer is recorded once it is back (meanwhile the key answers 409 IDEMPOTENCY_KEY_IN_USE), so a retry
+   * replays it rather than acting twice when the claim would count as abandoned.
+   */
   finish(claim: Claim, answer: keys.StoredAnswer): Promise<void> {
-    return keys.recordAnswer(this.ctx.db, claim.userId, claim.key, claim.claimId, answer);
+    return this.durably('recording an Idempotency-Key answer', () => keys.recordAnswer(this.ctx.db, claim.userId, claim.key, claim.claimId, answer));
   }
 
-  /** Frees the key so that the client may retry (the request failed on our side). */
+  /**
+   * Frees the key so that the client may retry (the request failed on our side); when the failure was the database
+   * going away, once it is back, rather than holding the key for an hour (ABANDONED_CLAIM_AFTER).
+   */
   release(claim: Claim): Promise<void> {
-    return keys.releaseKey(this.ctx.db, claim.userId, claim.key, claim.claimId);
+    return this.durably('freeing an Idempotency-Key', () => keys.releaseKey(this.ctx.db, claim.userId, claim.key, claim.claimId));
+  }
+
+  private async durably(what: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      if (!retryAfterFault(err, what, write, this.ctx.faults.log)) throw err;
+    }
   }
 
   /** Housekeeping: keys past their 24 hours. */

@@ -57,6 +57,9 @@ import { InvitationService } from './invitation-service.js';
 import { AccountService } from './account-service.js';
 import { UserAdminService } from './user-admin-service.js';
 import { assertWritable } from './quota-service.js';
+import { SweepGuard } from './sweeps/sweep-guard.js';
+import { StorageSweeps } from './sweeps/storage-sweeps.js';
+import { OrphanSweep } from './sweeps/orphan-sweep.js';
 
 /** Every service of the app, built once per app with explicit dependencies. */
 export interface Services {
@@ -123,12 +126,19 @@ export interface Services {
   accounts: AccountService;
   /** Instance administration: accounts and the registration mode (issue #27). */
   userAdmin: UserAdminService;
+  /** What housekeeping sweeps may delete unconfirmed, their refusals and an admin's confirmations (issue #37). buildApp sets its log. */
+  sweepGuard: SweepGuard;
+  /** Housekeeping of the store's side: stale uploads, the files of deleted rows (issue #37: bounded, guarded). */
+  storageSweeps: StorageSweeps;
+  /** Objects no row accounts for, every DAM_ORPHAN_SWEEP_HOURS (off by default; issue #37). */
+  orphanSweep: OrphanSweep;
 }
 
 export function buildServices(ctx: AppContext): Services {
   // issue #17: a past_due workspace past its grace period is read-only for every write requireRole checks.
   installWriteGuard(ctx.db, (db, workspaceId) => assertWritable(ctx, db, workspaceId));
-  const store = createObjectStore(ctx.config, ctx.db, () => ctx.now(), ctx.secrets);
+  // A body that fails after its download began reaches no error handler: the incident is reported here (issue #37).
+  const store = createObjectStore(ctx.config, ctx.db, () => ctx.now(), ctx.secrets, (err) => ctx.faults.report('storage_unavailable', err, 'object body'));
   // Session, memberships and roles of repeated requests, while the database is unchanged (issue #18).
   const reads = new FreshReads(ctx);
   const auth = new AuthService(ctx, reads);
@@ -149,6 +159,7 @@ export function buildServices(ctx: AppContext): Services {
   const outbox = new Outbox(createMailer(ctx.config.mail));
   const search = new SearchService(ctx, (ids, grant) => versions.currentLinks(ids, grant), reads);
   const accounts = new AccountService(ctx, auth, outbox);
+  const sweepGuard = new SweepGuard(ctx);
   return {
     auth,
     reads,
@@ -167,7 +178,7 @@ export function buildServices(ctx: AppContext): Services {
     media: new MediaService(ctx, store, links),
     jobAdmin: new JobAdminService(ctx),
     idempotency: new IdempotencyService(ctx),
-    trash: new TrashService(ctx, (ids, grant) => versions.currentLinks(ids, grant)),
+    trash: new TrashService(ctx, (ids, grant) => versions.currentLinks(ids, grant), sweepGuard),
     bulk: new BulkService(ctx, search),
     activity: new ActivityService(ctx),
     exiftool,
@@ -195,5 +206,8 @@ export function buildServices(ctx: AppContext): Services {
     invitations: new InvitationService(ctx, auth, workspaces, outbox),
     accounts,
     userAdmin: new UserAdminService(ctx, auth, accounts, () => outbox.enabled),
+    sweepGuard,
+    storageSweeps: new StorageSweeps(ctx, store, lifecycle, sweepGuard),
+    orphanSweep: new OrphanSweep(ctx, store, sweepGuard),
   };
 }

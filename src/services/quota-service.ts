@@ -4,7 +4,7 @@ import { appError } from '../errors.js';
 import { planInEffect, type PlanLimits } from '../payments/plans.js';
 import { findBilling } from '../repositories/payments.js';
 import * as usage from '../repositories/usage.js';
-import { writeOrRetry } from '../faults/retry-writes.js';
+import { writeNowOrLater } from '../faults/retry-later.js';
 
 /**
  * Plan limits and the past_due read-only state (issue #17, step 2): the one module every path that
@@ -49,12 +49,12 @@ export async function reserveStorage(ctx: AppContext, workspaceId: number, bytes
 
 /**
  * Gives back what reserveStorage reserved. A release a fault refuses (issue #37: the database's disk full, the database
- * restarting) is done again until it succeeds (faults/retry-writes.ts), rather than failing the request (whose own
+ * restarting) is tried again until it succeeds (faults/retry-later.ts), rather than failing the request (whose own
  * failure, if any, is the one to answer) or leaving the charge reserved until the next reconciliation.
  */
 export async function releaseStorage(ctx: AppContext, workspaceId: number, bytes: number): Promise<void> {
   if (bytes <= 0) return;
-  await writeOrRetry(ctx.db, () => usage.releaseStorage(ctx.db, workspaceId, bytes));
+  await writeNowOrLater('releasing a storage reservation', () => usage.releaseStorage(ctx.db, workspaceId, bytes), ctx.faults.log);
 }
 
 /**
@@ -67,6 +67,8 @@ export async function withStorage<T>(ctx: AppContext, workspaceId: number, bytes
   try {
     return await store();
   } finally {
+    // The database gone just now (issue #37) must not fail an upload already recorded: releaseStorage gives the
+    // reservation back once it is back (and the usage sweep recounts it from the rows in any case).
     await releaseStorage(ctx, workspaceId, reserved);
   }
 }

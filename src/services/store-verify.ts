@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DB } from '../db/database.js';
 import { accountedKeys, assetOnlyReferences, currentReference, versionReferences, type ObjectReference } from '../repositories/store-references.js';
+import { ASSET_LAYOUT } from '../storage/keys.js';
 import { StoreError, type ObjectStore } from '../storage/object-store.js';
 
 /**
@@ -39,8 +40,6 @@ export interface VerifyReport {
   orphans: Finding;
 }
 
-/** Keys of the asset layout (src/storage/keys.ts): an asset's file, a later version's, a rendition's. */
-const LAYOUT = /^\d+\/digital_assets\/(\d+)(?:\/versions\/\d+|\/renditions\/\d+\/[^/]+)?$/;
 const PAGE = 500;
 /** Findings kept per kind for the second look; more are counted as found (a store that far off needs no recheck). */
 const CANDIDATE_LIMIT = 10_000;
@@ -152,7 +151,7 @@ export async function verifyStore(db: DB, store: ObjectStore, options: VerifyOpt
   };
   let batch: { key: string; assetId: number; size: number }[] = [];
   for await (const object of store.listKeys('')) {
-    const match = LAYOUT.exec(object.key);
+    const match = ASSET_LAYOUT.exec(object.key);
     if (!match) {
       report.outsideLayout += 1;
       continue;
@@ -185,7 +184,7 @@ export async function verifyStore(db: DB, store: ObjectStore, options: VerifyOpt
     }
   }
   for (const { key, note } of found.orphans.candidates) {
-    const assetId = Number(LAYOUT.exec(key)![1]);
+    const assetId = Number(ASSET_LAYOUT.exec(key)![1]);
     if ((await accountedKeys(db, [assetId], [key])).has(key)) continue;
     if (await store.head(key)) found.orphans.confirm(note);
   }

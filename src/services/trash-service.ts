@@ -21,6 +21,7 @@ import { ActivityService, type Actor } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { badReference, pageWindow } from './catalog-access.js';
 import { requireSight } from './visibility.js';
+import { EXAMPLES, type SweepGuard } from './sweeps/sweep-guard.js';
 
 /** thumbnail_url of the current version of each asset (VersionService.currentLinks), for the caller (`grant`). */
 export type ThumbnailLinks = (assetIds: readonly number[], grant: MediaGrant) => Promise<Map<number, { thumbnail_url: string }>>;
@@ -38,6 +39,7 @@ export class TrashService {
   constructor(
     private readonly ctx: AppContext,
     private readonly thumbnails: ThumbnailLinks,
+    private readonly guard: SweepGuard,
   ) {}
 
   async list(caller: Caller, q: Static<typeof TrashListQuery>): Promise<PageView<TrashItemView>> {
@@ -123,22 +125,49 @@ export class TrashService {
     return { deleted_assets: deleted.assets, deleted_folders: deleted.folders, deleted_collections: deleted.collections };
   }
 
-  /** Housekeeping: deletes what has been in any trash for more than DAM_TRASH_DAYS. Returns how many rows went. */
+  /**
+   * Housekeeping: deletes what has been in any trash for more than DAM_TRASH_DAYS, at most DAM_SWEEP_BATCH assets a run
+   * (the rest next run), and in a workspace where that is more than DAM_SWEEP_MAX_PERCENT of its assets only once an
+   * instance admin confirmed it (SweepGuard, issue #37). Returns how many rows went.
+   */
   async purgeExpired(): Promise<number> {
     const cutoff = this.ctx.now() - this.ctx.config.trashDays * DAY;
+    let budget = this.guard.batch;
     let purged = 0;
     for (const ws of await trash.workspacesWithTrashBefore(this.ctx.db, cutoff)) {
-      const deleted = await this.inWorkspaceLock(ws, (trx) => this.deleteTrashed(trx, ws, cutoff, null));
+      if (budget <= 0) break;
+      const expired = await trash.expiredTrashAssets(this.ctx.db, ws, cutoff, EXAMPLES);
+      if (expired.count > 0) {
+        const total = await trash.countWorkspaceAssets(this.ctx.db, ws);
+        const plan = {
+          sweep: 'trash' as const,
+          workspaceId: ws,
+          count: expired.count,
+          total,
+          summary: `would delete ${expired.count} of the workspace's ${total} assets (in the trash for more than ${this.ctx.config.trashDays} days)`,
+          examples: expired.first.map((a) => `asset ${a.id} ${a.name}`),
+        };
+        if (!(await this.guard.allows(plan))) continue;
+      }
+      const limit = budget;
+      const deleted = await this.inWorkspaceLock(ws, (trx) => this.deleteTrashed(trx, ws, cutoff, null, limit));
+      budget -= deleted.assets;
       purged += deleted.assets + deleted.folders + deleted.collections;
     }
+    await this.guard.settle('trash', async (ws) => (await trash.expiredTrashAssets(this.ctx.db, ws, cutoff, 0)).count > 0);
     return purged;
   }
 
-  /** Deletes trashed rows (all, or up to `cutoff`) and logs how many of each kind went: emptied by `actor`, or purged (actor null). */
-  private async deleteTrashed(trx: Transaction<Database>, ws: number, cutoff: number | null, actor: Actor) {
-    const deleted = await trash.deleteTrashed(trx, ws, cutoff);
+  /**
+   * Deletes trashed rows (all, or up to `cutoff`, then at most `limit` assets) and logs how many of each kind went: emptied by
+   * `actor`, or purged (actor null).
+   */
+  private async deleteTrashed(trx: Transaction<Database>, ws: number, cutoff: number | null, actor: Actor, limit?: number) {
+    const deleted = cutoff !== null && limit !== undefined ? await trash.deleteExpiredTrashBatch(trx, ws, cutoff, limit) : await trash.deleteTrashed(trx, ws, cutoff);
     // Trashed members kept their positions; close the gaps they leave.
     if (deleted.assets > 0) await renumber(trx, ws);
+    // A purge run that found nothing left (another process was first) leaves no activity entry.
+    if (!actor && deleted.assets + deleted.folders + deleted.collections === 0) return deleted;
     const changes: Changes = {};
     for (const [field, count] of Object.entries(deleted)) if (count > 0) changes[field] = { before: count, after: 0 };
     const workspace = await findWorkspace(trx, ws);

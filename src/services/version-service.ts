@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { faultOf, storeFailure as answerStoreFailure } from '../faults/classify.js';
+import { retryAfterFault, writeNowOrLater } from '../faults/retry-later.js';
 import { uploadedFileName } from '../domain/file-names.js';
 import { fileTypeOf } from '../domain/file-types.js';
 import { METADATA_LIMITS, jsonLimitViolation } from '../http/json-limits.js';
@@ -22,7 +23,6 @@ import { toAssetView } from './asset-service.js';
 import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult } from './downloads.js';
 import { restoredFromOf, type VersionLifecycle } from './version-lifecycle.js';
 import type { MetadataWriteback } from './metadata-writeback.js';
-import { writeOrRetry } from '../faults/retry-writes.js';
 
 /** seed 5.5: viewers list, download and preview; managers and admins also upload, restore and delete. */
 type MinRole = 'viewer' | 'manager';
@@ -90,7 +90,8 @@ export class VersionService {
         await this.store.putFile(reserved.storage_key, file.path, mimeType, { unchanging: true });
       } catch (err) {
         // The reserved version goes with the file (later, should the full disk refuse the database's write too: issue #37).
-        await writeOrRetry(this.ctx.db, () => this.lifecycle.discard(this.ctx.db, asset.id, reserved.id));
+        const discard = () => this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
+        await writeNowOrLater('discarding a version that could not be stored', discard, this.ctx.faults.log);
         throw answerStoreFailure(err, 'Storing the file failed');
       }
       try {
@@ -101,9 +102,9 @@ export class VersionService {
           { actor: caller },
         );
       } catch (err) {
-        // Stored, but not recorded (the database's disk full, issue #37): the reserved version goes, and its row
-        // queues the file's deletion.
-        await writeOrRetry(this.ctx.db, () => this.lifecycle.discard(this.ctx.db, asset.id, reserved.id));
+        // Stored but not recorded, the database gone (issue #37): the reserved version goes once it is back, its key
+        // queuing the object's deletion; a version whose commit answer was lost is ready and stays.
+        retryAfterFault(err, 'discarding a version that could not be recorded', () => this.lifecycle.discard(this.ctx.db, asset.id, reserved.id), this.ctx.faults.log);
         throw err;
       }
     });

@@ -19,6 +19,12 @@ export function renditionKey(workspaceId: number, assetId: number, versionId: nu
   return `${assetKey(workspaceId, assetId)}/renditions/${versionId}/${name}`;
 }
 
+/**
+ * Every key of the layout: an asset's file (v1), a later version's, a rendition's. The first group is the asset id.
+ * What `npm run admin -- verify` and the orphan sweep judge (issue #37); other keys in a shared bucket are not ours.
+ */
+export const ASSET_LAYOUT = /^\d+\/digital_assets\/(\d+)(?:\/versions\/\d+|\/renditions\/\d+\/[^/]+)?$/;
+
 const KEY_PATTERN = /^(\d+)\/digital_assets\/(\d+)(?:\/versions\/(\d+))?$/;
 
 /**

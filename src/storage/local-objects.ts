@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, mkdir, open, opendir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, opendir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { StoreError, type ByteRange, type ListedObject } from './object-store.js';
@@ -169,7 +169,9 @@ export class LocalObjects {
         const key = child.slice(0, -'.obj'.length);
         if (!key.startsWith(prefix)) continue;
         const size = await this.size(key);
-        if (size !== undefined) yield { key, size };
+        // The directory was renamed into place whole: its time is the object's.
+        const modified = size === undefined ? undefined : await stat(path.join(this.root, child)).catch(() => undefined);
+        if (size !== undefined && modified) yield { key, size, modifiedAt: Math.floor(modified.mtimeMs / 1000) };
       } else if (prefix.startsWith(`${child}/`) || `${child}/`.startsWith(prefix)) {
         yield* this.walk(child, prefix);
       }

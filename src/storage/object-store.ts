@@ -11,12 +11,16 @@ export const DEFAULT_CORS_RULES: CorsRule[] = [
 export interface ObjectInfo {
   size: number;
   contentType: string | undefined;
+  /** The store's ETag, quotes removed (S3); undefined where the store has none to tell (local). */
+  etag?: string;
 }
 
 /** An object as a listing names it. */
 export interface ListedObject {
   key: string;
   size: number;
+  /** When it was written, Unix seconds. */
+  modifiedAt: number;
 }
 
 export interface ByteRange {

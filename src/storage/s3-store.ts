@@ -1,4 +1,6 @@
 import { createReadStream } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
@@ -20,9 +22,13 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { StorageConfig } from '../config.js';
+import { GuardedBody } from './body-guard.js';
 import { StoreError, type ByteRange, type CorsRule, type ListedObject, type ObjectBody, type ObjectInfo, type ObjectStore, type StoredPart } from './object-store.js';
 
 type S3Config = Extract<StorageConfig, { kind: 's3' }>;
+
+/** Told when an object's body fails after its answer began (reset, stalled, cut short): the store is failing. */
+export type BodyFailureListener = (err: StoreError) => void;
 
 /** The largest object one CopyObject call copies. */
 const MAX_COPY_SIZE = 5 * 1024 ** 3;
@@ -44,15 +50,38 @@ async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Any S3-compatible store (AWS S3, MinIO, Ceph, R2) through the AWS SDK v3. */
+/**
+ * Any S3-compatible store (AWS S3, MinIO, Ceph, R2) through the AWS SDK v3.
+ *
+ * A store that errs or stalls (issue #37) costs a bounded time: every request is tried DAM_S3_MAX_ATTEMPTS times
+ * at most, with the SDK's exponential backoff and jitter and its retry quota (`standard` or `adaptive` mode), each
+ * attempt given DAM_S3_CONNECT_TIMEOUT to connect and cut after DAM_S3_REQUEST_TIMEOUT without a byte; then it
+ * fails as a StoreError without a status (`unavailable`: 503 STORAGE_UNAVAILABLE, a job postponed). Connections are
+ * kept alive and bounded (DAM_S3_MAX_SOCKETS, shared by both clients below).
+ *
+ * Two clients, because one timeout cannot fit both kinds of request: `client` cuts a socket idle for the request
+ * timeout (the SDK's socketTimeout: a stall while sending, waiting or reading an XML answer); `reader` serves the
+ * object bodies we stream to clients, where an idle socket may only mean that our own client reads slowly, so it
+ * bounds the time to the answer's headers (requestTimeout) and leaves the body to GuardedBody, whose clock runs only
+ * while the reader waits for the store.
+ */
 export class S3Store implements ObjectStore {
   readonly kind = 's3' as const;
   private readonly client: S3Client;
+  private readonly reader: S3Client;
   private readonly bucket: string;
+  private readonly bodyIdleMs: number;
 
-  constructor(config: S3Config) {
+  constructor(
+    config: S3Config,
+    private readonly bodyFailed?: BodyFailureListener,
+  ) {
     this.bucket = config.bucket;
-    this.client = new S3Client({
+    const { maxAttempts, retryMode, connectTimeoutMs, requestTimeoutMs, maxSockets } = config.client;
+    this.bodyIdleMs = requestTimeoutMs;
+    // Our own agents (the SDK's default is 50 sockets per client, and an unbounded one for Expect: 100-continue).
+    const agents = { http: new http.Agent({ keepAlive: true, maxSockets }), https: new https.Agent({ keepAlive: true, maxSockets }) };
+    const common = {
       region: config.region,
       endpoint: config.endpoint,
       forcePathStyle: config.forcePathStyle,
@@ -63,6 +92,15 @@ export class S3Store implements ObjectStore {
       // Checksums only where S3 requires them: many S3-compatible stores reject the newer defaults.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts,
+      retryMode,
+    } as const;
+    const handler = { connectionTimeout: connectTimeoutMs, httpAgent: agents.http, httpsAgent: agents.https };
+    this.client = new S3Client({ ...common, requestHandler: { ...handler, socketTimeout: requestTimeoutMs } });
+    this.reader = new S3Client({
+      ...common,
+      // throwOnRequestTimeout: without it the SDK only logs a warning when requestTimeout passes.
+      requestHandler: { ...handler, requestTimeout: requestTimeoutMs, throwOnRequestTimeout: true, socketTimeout: 0 },
     });
   }
 
@@ -135,7 +173,7 @@ export class S3Store implements ObjectStore {
   async head(key: string): Promise<ObjectInfo | undefined> {
     try {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return { size: out.ContentLength ?? 0, contentType: out.ContentType };
+      return { size: out.ContentLength ?? 0, contentType: out.ContentType, etag: out.ETag?.replace(/"/g, '') };
     } catch (err) {
       if (err instanceof S3ServiceException && (err.name === 'NotFound' || err.$metadata.httpStatusCode === 404)) return undefined;
       throw storeError('HeadObject', err);
@@ -144,12 +182,21 @@ export class S3Store implements ObjectStore {
 
   async read(key: string, range?: ByteRange): Promise<ObjectBody> {
     const out = await call('GetObject', () =>
-      this.client.send(
+      this.reader.send(
         new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
       ),
     );
     const total = out.ContentRange ? Number(out.ContentRange.split('/')[1]) : (out.ContentLength ?? 0);
-    return { stream: out.Body as Readable, size: total };
+    const stream = new GuardedBody(out.Body as Readable, {
+      idleMs: this.bodyIdleMs,
+      expected: out.ContentLength,
+      fail: (cause) => {
+        const err = storeError(`GetObject ${key} body`, cause);
+        this.bodyFailed?.(err);
+        return err;
+      },
+    });
+    return { stream, size: total };
   }
 
   async delete(key: string): Promise<void> {
@@ -163,7 +210,9 @@ export class S3Store implements ObjectStore {
       const page = await call('ListObjectsV2', () =>
         this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix || undefined, ContinuationToken: token })),
       );
-      for (const o of page.Contents ?? []) if (o.Key !== undefined) yield { key: o.Key, size: o.Size ?? 0 };
+      for (const o of page.Contents ?? []) {
+        if (o.Key !== undefined) yield { key: o.Key, size: o.Size ?? 0, modifiedAt: Math.floor((o.LastModified?.getTime() ?? 0) / 1000) };
+      }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
   }

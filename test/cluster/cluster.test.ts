@@ -17,12 +17,17 @@ import {
   type Node,
   type Reply,
 } from './cluster.js';
+import { Tally } from '../faults/harness.js';
+import { canOwnCluster, ownCluster, type OwnCluster } from '../faults/pg-cluster.js';
 
 /**
  * Issue #18, "Prove it": two DAM_ROLE=api and two DAM_ROLE=worker processes of the built server on one
  * PostgreSQL database and one s3rver bucket, without DAM_JWT_SECRET (the secret comes from the
  * database). Every request goes round-robin to the API processes unless a step needs a given one.
  * The steps run in order on one cluster.
+ *
+ * The database is on a PostgreSQL cluster of the suite's own (test/faults/pg-cluster.ts, as root) so that one step can
+ * restart PostgreSQL under load (issue #37); elsewhere on DAM_TEST_DATABASE_URL, without that step (CI runs it).
  */
 
 /** Sign-in attempts per address in the window, shared by every process (login, registration). */
@@ -62,6 +67,8 @@ describe('a cluster of two API and two worker processes on PostgreSQL and S3', (
   const children = new Set<ChildProcess>();
   let s3: S3Server;
   let dropDatabase: (() => Promise<void>) | undefined;
+  /** The suite's own PostgreSQL, which a step restarts; undefined on a machine where the suite cannot own one. */
+  let pgCluster: OwnCluster | undefined;
   let apis: Node[];
   let workers: Node[];
   let token: string;
@@ -82,7 +89,9 @@ describe('a cluster of two API and two worker processes on PostgreSQL and S3', (
   const authed = (base: string, method: string, path: string, o: Parameters<typeof call>[3] = {}): Promise<Reply> => call(base, method, path, { token, ...o });
 
   beforeAll(async () => {
-    const database = await throwawayDatabase(requirePgUrl());
+    if (canOwnCluster()) pgCluster = await ownCluster();
+    else if (process.env.CI === 'true') throw new Error('CI=true: the cluster suite restarts a PostgreSQL of its own and needs root with pg_createcluster/pg_ctlcluster');
+    const database = await throwawayDatabase(pgCluster?.adminUrl ?? requirePgUrl());
     dropDatabase = database.drop;
     s3 = await startS3Server();
     const bucket = await s3.newBucket();
@@ -337,8 +346,90 @@ describe('a cluster of two API and two worker processes on PostgreSQL and S3', (
     stored.push({ what: 'interrupted.bin', path: downloadPath(done.key), sha256: sha256(bytes) });
   });
 
+  it('answers through a PostgreSQL restart under load with 503 DATABASE_UNAVAILABLE at worst, and every process reconnects', async ({ skip }) => {
+    if (!pgCluster) return skip('no PostgreSQL cluster of its own on this machine (needs root): not restarting the shared one');
+    const tally = new Tally();
+    let slowest = 0;
+    let running = true;
+    const timed = async (base: string, method: string, path: string, o: Parameters<typeof call>[3] = {}): Promise<Reply | Error> => {
+      const started = performance.now();
+      const reply = await authed(base, method, path, o).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+      slowest = Math.max(slowest, performance.now() - started);
+      tally.add(reply);
+      return reply;
+    };
+    /** Server uploads through both API processes, each retried with its Idempotency-Key until it is stored once. */
+    let n = 0;
+    const uploader = async () => {
+      while (running) {
+        const bytes = Buffer.from(`uploaded while PostgreSQL restarts ${(n += 1)}\n`.repeat(100));
+        const name = `restart-${n}.txt`;
+        const key = `restart-${n}`;
+        for (let attempt = 0; attempt < 60; attempt += 1) {
+          const form = new FormData();
+          form.append('workspaceId', String(ws));
+          form.append('file', new Blob([bytes], { type: 'text/plain' }), name);
+          const reply = await timed(api(), 'POST', '/api/upload-asset', { body: form, headers: { 'idempotency-key': key } });
+          if (!(reply instanceof Error) && reply.status === 201) {
+            const asset = reply.json<{ data: { id: number } }>().data;
+            stored.push({ what: name, path: downloadPath(`${ws}/digital_assets/${asset.id}`), sha256: sha256(bytes) });
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        }
+      }
+    };
+    const reader = async () => {
+      while (running) {
+        await timed(api(), 'GET', `/dam/assets?workspaceId=${ws}&per_page=10`);
+        await timed(api(), 'GET', '/auth/me');
+      }
+    };
+    const live = [...apis, ...workers].filter((n) => n.child.exitCode === null && n.child.signalCode === null);
+    const load = Promise.all([uploader(), uploader(), reader(), reader()]);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await pgCluster.restart();
+      // Every API process answers again by itself (their pools connect anew), within seconds.
+      for (const n of live.filter((node) => node.role === 'api')) {
+        await waitFor(
+          `${n.base} to answer after the restart`,
+          async () => {
+            if (n.child.exitCode !== null) throw new Error(`the API process exited with ${n.child.exitCode}:\n${n.logs()}`);
+            return (await authed(n.base, 'GET', '/auth/me')).status === 200 ? true : undefined;
+          },
+          20_000,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    } finally {
+      running = false;
+      await load;
+    }
+    console.log(`PostgreSQL restart under load: ${tally.requests} requests, answers ${JSON.stringify(tally.statuses)}, slowest ${Math.round(slowest)} ms`);
+    for (const n of live) expect(n.child.exitCode, `the ${n.role} process exited:\n${n.logs()}`).toBeNull();
+    expect(tally.errors.transport ?? 0, 'requests without an answer').toBe(0);
+    for (const key of Object.keys(tally.errors)) expect(key, 'every 5xx is a 503 DATABASE_UNAVAILABLE').toBe('503 DATABASE_UNAVAILABLE');
+    expect(slowest, 'the slowest answer (ms)').toBeLessThan(10_000);
+    expect(stored.filter((f) => f.what.startsWith('restart-')).length, 'uploads during the restart').toBeGreaterThan(0);
+
+    // The surviving worker makes the thumbnail of a photo uploaded after the restart; a sign-in is counted in the database again.
+    const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 10, g: 200, b: 90 } } }).png().toBuffer();
+    const form = new FormData();
+    form.append('workspaceId', String(ws));
+    form.append('file', new Blob([png], { type: 'image/png' }), 'after-restart.png');
+    const after = expectStatus(await authed(api(), 'POST', '/api/upload-asset', { body: form }), 201, 'upload after the restart').json<{ data: { id: number } }>().data;
+    stored.push({ what: 'after-restart.png', path: downloadPath(`${ws}/digital_assets/${after.id}`), sha256: sha256(png) });
+    await waitFor('the thumbnail of the photo uploaded after the restart', async () => {
+      const list = expectStatus(await authed(api(), 'GET', `/dam/assets/${after.id}/versions`), 200, 'versions').json<VersionJson[]>();
+      return list[0]!.preview_status === 'ready' ? true : undefined;
+    });
+    expect((await call(api(), 'POST', '/auth/login', { json: { email, password } })).status).toBe(429);
+  });
+
   it('loses nothing: every uploaded file downloads byte-identical', async () => {
-    expect(stored.length).toBe(3 + 2 + 10 + 1 + 1);
+    const duringRestart = stored.filter((f) => f.what.startsWith('restart-') || f.what === 'after-restart.png').length;
+    expect(stored.length).toBe(3 + 2 + 10 + 1 + 1 + duringRestart);
     for (const file of stored) {
       const res = expectStatus(await authed(api(), 'GET', file.path), 200, `download of ${file.what}`);
       expect(sha256(res.bytes), file.what).toBe(file.sha256);
@@ -346,7 +437,10 @@ describe('a cluster of two API and two worker processes on PostgreSQL and S3', (
     // The library holds what was uploaded (and the conversion's result), not the upload cut by the kill.
     const listed = expectStatus(await authed(api(), 'GET', `/dam/assets?workspaceId=${ws}&per_page=250`), 200, 'assets').json<{ data: { items: { file_name: string }[] } }>();
     const names = listed.data.items.map((a) => a.file_name);
-    expect(names).toHaveLength(8);
+    // One asset per upload, a retried one (Idempotency-Key) included.
+    expect(names).toHaveLength(8 + duringRestart);
+    const restartNames = names.filter((name) => name.startsWith('restart-'));
+    expect(new Set(restartNames).size).toBe(restartNames.length);
     expect(names).not.toContain('cut.bin');
   });
 });

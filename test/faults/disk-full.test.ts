@@ -593,17 +593,17 @@ describe('a full disk (tmpfs: SQLite, local store, spool)', () => {
     expect(versions.map((v) => v.file_name).sort()).toEqual(versionNames.sort());
     const sizeAfter = attempts.filter((a) => a.uploaded).reduce((n, a) => n + a.size, 0);
     expect(await usage(load), 'storage counted: the stored files, none of the refused').toBe(storedBefore + sizeAfter - sizeBefore);
-    // Clean-ups the full database refused too are done again every 5 s (faults/retry-writes.ts): within a few
-    // seconds no storage stays reserved, nor an unlisted row of a refused upload counted against the plan.
+    // Clean-ups the full database refused too are tried again in the background (faults/retry-later.ts: 1 s doubling
+    // to 30 s): soon no storage stays reserved, nor an unlisted row of a refused upload counted against the plan.
     await waitFor(
       'the reservations of refused uploads to be released',
       async () => (reservedBytes().length === 0 ? true : undefined),
-      15_000,
+      40_000,
     ).catch((err: Error) => {
       const whose = reservedBytes().map((r) => JSON.stringify(attempts.filter((a) => a.size === r.reserved_bytes)));
       throw new Error(`${err.message}: ${JSON.stringify(reservedBytes())} (of ${whose.join('; ')})`);
     });
-    await waitFor('the rows of refused uploads to go', async () => ((await usageOf(load)).assets === listed.length ? true : undefined), 15_000);
+    await waitFor('the rows of refused uploads to go', async () => ((await usageOf(load)).assets === listed.length ? true : undefined), 40_000);
 
     // The operator saw one incident: one log line, and the metrics.
     expect(incidentLines(server.logs(), 'disk_full'), server.logs().slice(-4000)).toBe(1);

@@ -18,6 +18,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     host: '127.0.0.1',
     dataDir,
     databaseUrl: 'sqlite::memory:',
+    database: { connectTimeoutMs: 5000, statementTimeoutMs: 30_000 },
     jwtSecret: 'test-secret-test-secret-test-secret-0123456789',
     jwtSecretPrevious: [],
     role: 'all',
@@ -49,6 +50,8 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     mediaUrlTtl: 3600,
     social: { google: null },
     trashDays: 30,
+    // The production defaults (issue #37); test/sweep-guard.test.ts sets small ones.
+    sweeps: { maxPercent: 25, minCount: 100, batch: 500, orphanHours: 0 },
     searchFacetSample: 5_000,
     // The production default; test/bulk-search.test.ts sets a small one.
     bulkSearchMax: 10_000,

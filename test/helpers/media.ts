@@ -88,6 +88,19 @@ export function wrappedFfmpeg(mode: 'realtime' | 'dieOnce'): string {
   return script;
 }
 
+/**
+ * An `ffmpeg` for FFMPEG_PATH whose conversions (runs with `-progress`; posters have none) wait while the file `gate`
+ * exists, so that a test can hold a conversion job running until the moment it chooses (test/faults/pg-restart.test.ts).
+ */
+export function gatedFfmpeg(gate: string): string {
+  const dir = tempDir('dam-ffmpeg-');
+  const script = path.join(dir, 'ffmpeg');
+  writeFileSync(script, `#!/bin/sh\ncase "$*" in *-progress*) while [ -e '${gate}' ]; do sleep 0.05; done;; esac\nexec ${FFMPEG} "$@"\n`);
+  chmodSync(script, 0o755);
+  symlinkSync(FFPROBE, path.join(dir, 'ffprobe'));
+  return script;
+}
+
 /** Processes whose command line mentions `text` (e.g. an app's data directory): none once a conversion is stopped. */
 export function processesMentioning(text: string): number[] {
   const found: number[] = [];

@@ -5,7 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import S3rver from 's3rver';
 import sharp from 'sharp';
 import { expect } from 'vitest';
-import type { AppConfig, StorageConfig } from '../../src/config.js';
+import { s3ClientSettings, type AppConfig, type StorageConfig } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import type { DialectName } from '../../src/db/dialects/types.js';
 import { startHttpTestApp, type TestApp } from './app.js';
@@ -20,7 +20,7 @@ export const STORE_KINDS: StoreKind[] = ['local', 's3'];
 type S3Storage = Extract<StorageConfig, { kind: 's3' }>;
 
 export function s3Storage(endpoint: string, bucket: string): S3Storage {
-  return { kind: 's3', bucket, endpoint, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
+  return { kind: 's3', bucket, endpoint, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true, client: s3ClientSettings({}) };
 }
 
 export function s3Client(storage: S3Storage): S3Client {

@@ -14,6 +14,11 @@ export interface DialectSupport {
   /** Connections of the pool (PostgreSQL's pg.Pool) for GET /metrics; SQLite has one connection and no pool. */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
   /**
+   * Tells `listener` of a pooled connection that broke while idle (PostgreSQL restarting or failing over); the pool
+   * has dropped it and connects anew when asked. Answers the function that stops telling. SQLite: absent.
+   */
+  onConnectionError?(listener: (err: Error) => void): () => void;
+  /**
    * A value that changes whenever the data may have changed, read without a query round trip, for the
    * answer cache (domain/answer-cache.ts). SQLite: `PRAGMA data_version` (commits of other connections:
    * another process on the same file) and `total_changes()` (rows this connection changed, triggers

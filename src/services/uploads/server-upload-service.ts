@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { storeFailure } from '../../faults/classify.js';
+import { retryAfterFault, writeNowOrLater } from '../../faults/retry-later.js';
 import type { AppContext } from '../../context.js';
 import { uploadedFileName } from '../../domain/file-names.js';
 import { appError } from '../../errors.js';
@@ -15,7 +16,6 @@ import type { Caller } from '../auth-service.js';
 import { requireRole } from '../access.js';
 import * as quota from '../quota-service.js';
 import { toAssetView } from '../asset-service.js';
-import { writeOrRetry } from '../../faults/retry-writes.js';
 import type { AssetView } from '../../contracts/catalog.js';
 import type { VersionLifecycle } from '../version-lifecycle.js';
 
@@ -115,25 +115,30 @@ export class ServerUploadService {
       await this.store.putFile(key, input.file.path, mimeType, { unchanging: true });
     } catch (err) {
       // The rows go with the file (later, should the full disk refuse the database's write too: issue #37).
-      await writeOrRetry(this.ctx.db, () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id));
+      const discard = () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id);
+      await writeNowOrLater('discarding an upload that could not be stored', discard, this.ctx.faults.log);
       throw storeFailure(err, 'Storing the file failed');
     }
+    let ready: assets.AssetRecord | undefined;
     try {
-      await this.ctx.db.transaction().execute(async (trx) => {
+      ready = await this.ctx.db.transaction().execute(async (trx) => {
         await lifecycle.setStorageKey(trx, asset.id, key);
         const file = { mime_type: mimeType, file_size: input.file.size, width: asset.width, height: asset.height };
         await lifecycle.markAssetReady(trx, asset.id, file, asset.created_at);
         // Hashed as it was spooled: duplicate detection knows the file at once, and no job reads it again for that.
         await this.versions.promote(trx, version.id, { ...file, sha256: input.file.sha256 }, { merge: {} }, { actor: caller });
+        // The answer is read before the commit: after it, nothing may fail the request (issue #37: a 503 for an
+        // upload that was recorded would have the client upload it again).
+        return assets.findAsset(trx, asset.id);
       });
     } catch (err) {
-      // Stored, but not recorded (the database's disk full, issue #37): the asset goes, and its v1's row queues the
-      // file's deletion.
-      await writeOrRetry(this.ctx.db, () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id));
+      // The database went away with the file stored but not recorded (issue #37): once it is back, the asset still
+      // 'uploading' goes with its version, whose key queues the object's deletion. A commit whose answer was lost left
+      // a ready asset, which this leaves alone.
+      retryAfterFault(err, 'discarding an upload that could not be recorded', () => this.versions.discard(this.ctx.db, asset.id, null), this.ctx.faults.log);
       throw err;
     }
     this.versions.notify(true);
-    const ready = await assets.findAsset(this.ctx.db, asset.id);
     if (!ready) throw appError('NOT_FOUND', 'The asset was deleted while it was being stored');
     return toAssetView(ready);
   }

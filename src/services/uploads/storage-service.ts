@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { faultOf, storeFailure as answerStoreFailure } from '../../faults/classify.js';
 import type { AppContext } from '../../context.js';
 import { uploadedFileName } from '../../domain/file-names.js';
+import { multipartEtag } from '../../domain/object-parts.js';
 import { appError, notFound } from '../../errors.js';
 import { probeImage, PROBE_BYTES } from '../../media/probe.js';
 import { SNIFF_BYTES, sniffType } from '../../media/sniff.js';
@@ -11,7 +13,7 @@ import * as lifecycle from '../../repositories/asset-uploads.js';
 import { folderExistsInWorkspace } from '../../repositories/folders.js';
 import * as deletions from '../../repositories/object-deletions.js';
 import * as versions from '../../repositories/versions.js';
-import { DEFAULT_CORS_RULES, StoreError, type CorsRule, type ObjectStore, type StoredPart } from '../../storage/object-store.js';
+import { DEFAULT_CORS_RULES, StoreError, type CorsRule, type ObjectInfo, type ObjectStore, type StoredPart } from '../../storage/object-store.js';
 import { assetKey, parseAssetKey } from '../../storage/keys.js';
 import { LocalStore, MAX_PART_SIZE, normalizeEtag } from '../../storage/local-store.js';
 import { fileNameFor, streamDownload, versionValidator, type DownloadConditions, type DownloadResult, type DownloadValidator } from '../downloads.js';
@@ -26,7 +28,7 @@ import type { AssetRecord } from '../../repositories/assets.js';
 import type { VersionLifecycle } from '../version-lifecycle.js';
 import type { MetadataWriteback } from '../metadata-writeback.js';
 import * as quota from '../quota-service.js';
-import { writeOrRetry } from '../../faults/retry-writes.js';
+import { writeNowOrLater } from '../../faults/retry-later.js';
 
 export const MAX_PARTS = 10_000;
 /** S3 refuses parts below 5 MiB (all but the last) whatever this service is configured with. */
@@ -153,7 +155,7 @@ export class StorageService {
     } catch (err) {
       // Nothing of an upload that could not start stays: the asset goes with its v1 (later, should the full disk
       // refuse this write too, issue #37).
-      await writeOrRetry(this.ctx.db, () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id));
+      await writeNowOrLater('discarding an upload that could not start', () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id), this.ctx.faults.log);
       throw err;
     }
   }
@@ -211,7 +213,7 @@ export class StorageService {
         });
         return { uploadId, assetId: asset.id };
       } catch (err) {
-        await writeOrRetry(this.ctx.db, () => this.versions.discard(this.ctx.db, asset.id, version.id));
+        await writeNowOrLater('discarding an upload that could not start', () => this.versions.discard(this.ctx.db, asset.id, version.id), this.ctx.faults.log);
         throw err;
       }
     } catch (err) {
@@ -347,11 +349,41 @@ export class StorageService {
     try {
       await this.store.completeMultipartUpload(session.storage_key, session.id, parts);
     } catch (err) {
-      // A concurrent or interrupted completion may already have joined the parts: carry on if the object is there.
-      const joined = err instanceof StoreError && err.providerCode === 'NoSuchUpload' && (await this.store.head(session.storage_key));
+      // A concurrent or interrupted completion may already have joined the parts: carry on if the object is there
+      // (the key is this upload's alone). S3 answers a second completion NoSuchUpload; some S3-compatible stores (s3rver)
+      // a 500; and when the store's answer to the completion was lost (issue #37: reset, timed out), it may have joined
+      // them all the same. The HEAD is the store saying the object exists; where S3's multipart ETag can be known it must
+      // be that of these parts, so a half-written or other object (s3rver leaves one when the completion's connection
+      // is cut) is never reported done.
+      const found = err instanceof StoreError && (err.providerCode === 'NoSuchUpload' || err.unavailable) ? await this.store.head(session.storage_key).catch(storeFailure) : undefined;
+      const joined = found && (await this.holdsTheseParts(session.storage_key, found, parts));
       if (!joined) storeFailure(err);
     }
     return this.finishUpload(caller, session, parts);
+  }
+
+  /**
+   * Whether the object found after a failed completion is the one these parts make (issue #37). S3's multipart ETag
+   * (`<md5 of the parts' md5s>-<count>`) is compared where it can be known; a store that gives a joined object a plain
+   * MD5 ETag (s3rver) has the object's bytes hashed against it, which also catches an object another, cut completion
+   * left half-written. Rare (only after a completion failed), so reading the object once is affordable.
+   */
+  private async holdsTheseParts(key: string, found: ObjectInfo, parts: PartRef[]): Promise<boolean> {
+    const etag = found.etag;
+    if (etag && /-\d+$/.test(etag)) {
+      const expected = multipartEtag(parts);
+      return expected === undefined || etag === expected;
+    }
+    if (!etag || !/^[0-9a-f]{32}$/i.test(etag)) return true;
+    try {
+      const body = await this.store.read(key);
+      const md5 = createHash('md5');
+      for await (const chunk of body.stream) md5.update(chunk as Buffer);
+      return md5.digest('hex') === etag.toLowerCase();
+    } catch {
+      // Not confirmed (the read failed too): not reported done; the client tries the completion again.
+      return false;
+    }
   }
 
   /**
@@ -472,23 +504,6 @@ export class StorageService {
     return asset;
   }
 
-  /**
-   * Deletes the objects of rows deleted by any path (asset, folder or workspace deletion,
-   * aborted uploads). Idempotent; a failing key is retried on the next run.
-   */
-  async drainObjectDeletions(limit = 200): Promise<number> {
-    const queued = await deletions.nextObjectDeletions(this.ctx.db, limit);
-    for (const item of queued) {
-      try {
-        await this.store.delete(item.storage_key);
-        await deletions.forgetObjectDeletion(this.ctx.db, item.id);
-      } catch {
-        await deletions.countFailedObjectDeletion(this.ctx.db, item.id);
-      }
-    }
-    return queued.length;
-  }
-
   async getBucketConfig(caller: Caller): Promise<{ CORSRules: CorsRule[] }> {
     this.requireInstanceAdmin(caller);
     return { CORSRules: await this.store.getCorsRules().catch(storeFailure) };
@@ -500,24 +515,6 @@ export class StorageService {
     await this.store.putCorsRules(DEFAULT_CORS_RULES).catch(storeFailure);
     this.onCorsChange();
     return { success: true };
-  }
-
-  /**
-   * Aborts uploads untouched for DAM_UPLOAD_TTL or started more than DAM_UPLOAD_MAX_LIFETIME ago, and forgets
-   * completed ones untouched for DAM_UPLOAD_TTL. Safe to run in several processes.
-   */
-  async sweepStaleUploads(): Promise<number> {
-    const now = this.ctx.now();
-    const stale = await uploads.listStaleUploadSessions(this.ctx.db, now - this.ctx.config.uploadTtl, now - this.ctx.config.uploadMaxLifetime, 100);
-    for (const session of stale) {
-      if (session.completed_at === null) {
-        await this.store.abortMultipartUpload(session.storage_key, session.id).catch(() => undefined);
-        await quota.settleUpload(this.ctx.db, session.id);
-        await this.versions.discard(this.ctx.db, session.asset_id, session.version_id);
-      }
-      await uploads.deleteUploadSession(this.ctx.db, session.id);
-    }
-    return stale.length;
   }
 
   private requireInstanceAdmin(caller: Caller): void {
