@@ -49,3 +49,16 @@ export function retryAfterFault(err: unknown, what: string, write: () => Promise
   setTimeout(attempt, delay).unref();
   return true;
 }
+
+/**
+ * Runs `write` now; should a fault refuse it too (issue #37: the clean-up of a failed upload when the database is on
+ * the full disk), it is tried again in the background as retryAfterFault does, and the caller goes on to answer its
+ * own failure. Other errors are thrown.
+ */
+export async function writeNowOrLater(what: string, write: () => Promise<unknown>, log?: RetryLog): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    if (!retryAfterFault(err, what, write, log)) throw err;
+  }
+}

@@ -32,7 +32,7 @@ export const HEADERS_TIMEOUT_MS = 30_000;
  * is attached. Only the body is timed: the work after it (a long merge, a ZIP) is not cut.
  */
 export function installBodyDeadlines(app: FastifyInstance, deadlines: BodyDeadlines): void {
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw;
     const socket = raw.socket as typeof raw.socket | null;
     const length = raw.headers['content-length'];
@@ -55,6 +55,12 @@ export function installBodyDeadlines(app: FastifyInstance, deadlines: BodyDeadli
       if (!late) return;
       stop();
       request.log.warn({ streaming, elapsedMs: now - started }, 'request body too slow: connection closed');
+      // Answered already (a refusal before the body was read): a 408 now would be read as the answer to the client's
+      // next request on this connection.
+      if (reply.raw.headersSent) {
+        socket.destroy();
+        return;
+      }
       socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       socket.destroySoon();
     }, tick);

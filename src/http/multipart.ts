@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, appError } from '../errors.js';
 import { formValidatorCompiler } from './validation.js';
+import { discardRestOfBody } from './discard-body.js';
 
 /** A file part of a multipart body, spooled to a temporary file (never held in memory). */
 export interface SpooledFile {
@@ -84,8 +85,7 @@ export async function registerMultipartSpool(app: FastifyInstance, opts: { tmpDi
     return { path: file, size, filename: part.filename, mimetype: part.mimetype, sha256: hash.digest('hex') };
   };
 
-  app.addHook('preValidation', async (request) => {
-    if (!request.isMultipart()) return;
+  const readParts = async (request: FastifyRequest): Promise<Record<string, unknown>> => {
     const body: Record<string, unknown> = {};
     const add = (name: string, value: unknown) => {
       const earlier = body[name];
@@ -106,7 +106,18 @@ export async function registerMultipartSpool(app: FastifyInstance, opts: { tmpDi
       if (part.type === 'file') add(part.fieldname, await spool(request, part));
       else add(part.fieldname, part.value);
     }
-    request.body = body;
+    return body;
+  };
+
+  app.addHook('preValidation', async (request) => {
+    if (!request.isMultipart()) return;
+    try {
+      request.body = await readParts(request);
+    } catch (err) {
+      // A body that failed half-way (a full disk under the spool): the client still sending reads the answer.
+      discardRestOfBody(request);
+      throw err;
+    }
   });
 
   const removeSpooled = async (request: FastifyRequest) => {

@@ -118,12 +118,13 @@ export function s3ErrorHandler(faults?: FaultMonitor) {
       reply.header('retry-after', String(FAULT_ANSWERS[fault].retryAfter));
       if (!(error instanceof AppError)) error = faultError(fault);
     }
-    return answerS3Error(error, request, reply);
+    return answerS3Error(error, request, reply, fault !== undefined);
   };
 }
 
-function answerS3Error(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function answerS3Error(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply, reported: boolean): FastifyReply {
   const s3 = partUploadS3Error(error, request);
-  if (s3.status >= 500) request.log.error({ err: error }, 'unexpected failure');
+  // A fault was reported above: the monitor logs it once per incident, not once per request.
+  if (s3.status >= 500 && !reported) request.log.error({ err: error }, 'unexpected failure');
   return reply.status(s3.status).header('content-type', 'application/xml').header('x-amz-request-id', request.id).send(s3ErrorXml(s3, request.id));
 }

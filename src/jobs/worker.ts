@@ -8,6 +8,7 @@ import type { JobOutcome, JobQueue } from './queue.js';
 import { PermanentJobError, type JobHandler } from './types.js';
 import { faultOf } from '../faults/classify.js';
 import { describeFault, type FaultMonitor } from '../faults/monitor.js';
+import { writeNowOrLater } from '../faults/retry-later.js';
 
 /** Succeeded jobs are kept this long for the admin view, then pruned; failed ones stay. */
 const KEEP_SUCCEEDED_SECONDS = 7 * 24 * 3600;
@@ -188,7 +189,15 @@ export class JobWorker {
         // without using up an attempt; the incident is logged once (FaultMonitor), not once per job.
         this.faults?.report(fault, err, `job ${job.kind}`);
         const delay = Math.min(FAULT_DELAY_MAX, Math.max(FAULT_DELAY_MIN, this.faults?.activeSeconds(fault) ?? FAULT_DELAY_MIN));
-        return await this.queue.postpone(job, this.id, `Waiting: ${describeFault(fault)} (${message}); runs again in ${delay} s`, delay);
+        const reason = `Waiting: ${describeFault(fault)} (${message}); runs again in ${delay} s`;
+        // The fault may refuse the postponement too (the database on the full disk): it is recorded as soon as it can
+        // be, rather than the job staying claimed, saying nothing, until its lease runs out.
+        let outcome: JobOutcome = 'retrying';
+        const postpone = async () => {
+          outcome = await this.queue.postpone(job, this.id, reason, delay);
+        };
+        await writeNowOrLater(`postponing job ${job.id}`, postpone, this.log);
+        return outcome;
       }
       const outcome = await this.queue.fail(job, this.id, message, err instanceof PermanentJobError);
       this.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, outcome, error: message }, 'job failed');

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { NO_PREVIEW_WORDS } from '../domain/unreadable.js';
 import { UnreadableMedia } from './renditions.js';
-import { executable, locateTool, nonEmpty, runTool } from './tools.js';
+import { diskFullFailure, executable, locateTool, nonEmpty, runTool } from './tools.js';
 
 const POSTER_TIMEOUT_MS = 120_000;
 
@@ -47,6 +47,9 @@ export async function extractPoster(ffmpeg: string, input: string, output: strin
     if (run.code === 0 && (await nonEmpty(output))) return;
     stderr = run.stderr;
   }
+  // The poster could not be written (issue #37): the job waits for space.
+  const full = await diskFullFailure(path.dirname(output), stderr);
+  if (full) throw full;
   // Not `damaged` by itself: a readable file may hold no picture (sound only); the rendition job asks ffprobe.
   throw new UnreadableMedia(NO_PREVIEW_WORDS.videoNoFrame, { detail: stderr });
 }

@@ -1,6 +1,8 @@
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { outputSize, type ImageParams } from '../domain/conversions.js';
+import path from 'node:path';
 import { UnreadableMedia } from './renditions.js';
+import { diskFullFailure } from './tools.js';
 
 const TRANSPARENT = { r: 0, g: 0, b: 0, alpha: 0 };
 const WHITE = { r: 255, g: 255, b: 255, alpha: 1 };
@@ -65,6 +67,9 @@ export async function convertImage(input: string, output: string, p: ImageParams
     const info = await encode(image, p).toFile(output);
     return { width: info.width, height: info.height };
   } catch (err) {
+    // libvips could not write the result (issue #37): the conversion waits for space.
+    const full = await diskFullFailure(path.dirname(output), (err as Error).message);
+    if (full) throw full;
     throw new UnreadableMedia('The image could not be converted; it may be damaged', { detail: (err as Error).message });
   }
 }

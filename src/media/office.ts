@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { NO_PREVIEW_WORDS } from '../domain/unreadable.js';
 import { UnreadableMedia } from './renditions.js';
-import { nonEmpty, runTool } from './tools.js';
+import { diskFullFailure, nonEmpty, runTool } from './tools.js';
 
 /** Starting LibreOffice and laying out a long document takes a while; beyond this it is stopped (and retried). */
 const CONVERT_TIMEOUT_MS = 180_000;
@@ -38,6 +38,9 @@ export async function convertToPdf(soffice: string, input: string, workDir: stri
   const output = path.join(outDir, `${path.parse(input).name}.pdf`);
   // soffice answers 0 even when it converted nothing ("Error: source file could not be loaded"): the file decides.
   if (await nonEmpty(output)) return output;
+  // The PDF could not be written (issue #37): the job waits for space.
+  const full = await diskFullFailure(outDir, `${run.stderr}\n${run.stdout}`);
+  if (full) throw full;
   // Not marked unreadable (issue #27): LibreOffice also fails on documents that are fine but in a format it does not read.
   throw new UnreadableMedia(NO_PREVIEW_WORDS.office, { detail: [run.stderr, run.stdout].filter(Boolean).join('\n') });
 }

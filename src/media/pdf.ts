@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { PREVIEW_SIZE, UnreadableMedia } from './renditions.js';
 import { NO_PREVIEW_WORDS, UNREADABLE_WORDS } from '../domain/unreadable.js';
-import { executable, locateTool, nonEmpty, runTool } from './tools.js';
+import { diskFullFailure, executable, locateTool, nonEmpty, runTool } from './tools.js';
 
 /** Rendering one page is quick; a PDF that takes longer is stopped (and the job retried, as for ffmpeg). */
 const RENDER_TIMEOUT_MS = 60_000;
@@ -56,6 +56,6 @@ export async function renderFirstPage(poppler: Poppler, input: string, outputPre
   );
   if (run.timedOut) throw new Error(`pdftoppm was stopped after ${RENDER_TIMEOUT_MS / 1000} s`);
   const output = `${outputPrefix}.png`;
-  if (run.code !== 0 || !(await nonEmpty(output))) throw unreadable(run.stderr);
+  if (run.code !== 0 || !(await nonEmpty(output))) throw (await diskFullFailure(path.dirname(output), run.stderr)) ?? unreadable(run.stderr);
   return output;
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -139,4 +139,26 @@ export async function nonEmpty(file: string): Promise<boolean> {
     (s) => s.isFile() && s.size > 0,
     () => false,
   );
+}
+
+/** What a program (or libvips, under sharp) says when a write fails for want of room: ENOSPC, EDQUOT. */
+const NO_ROOM = /no space left on device|disk quota exceeded/i;
+/** Less free than this, and a failed write is put down to the disk even when the program does not say why. */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+/**
+ * Whether a program failed for want of disk space rather than because of its input (issue #37): by its own words, or,
+ * since some say only that they could not write (pdftoppm, LibreOffice), by the file system of `dir` (where it wrote)
+ * having next to no room left. Then an error with code ENOSPC, which the job worker treats as a full disk: the job
+ * waits for space and runs again, where the file would otherwise have been called unreadable for good. The program's
+ * words stay out of its message (they may name server paths, issue #27).
+ */
+export async function diskFullFailure(dir: string, said: string): Promise<NodeJS.ErrnoException | undefined> {
+  let full = NO_ROOM.test(said);
+  if (!full) {
+    const fs = await statfs(dir).catch(() => undefined);
+    full = fs !== undefined && fs.bavail * fs.bsize < NEARLY_FULL_BYTES;
+  }
+  if (!full) return undefined;
+  return Object.assign(new Error('ENOSPC: no space left on device (a program could not write its output)'), { code: 'ENOSPC' });
 }

@@ -1,6 +1,7 @@
 import { unplayable } from '../domain/unreadable.js';
 import { UnreadableMedia } from './renditions.js';
-import { nonEmpty, runTool, ToolAborted, ToolFailure } from './tools.js';
+import path from 'node:path';
+import { diskFullFailure, nonEmpty, runTool, ToolAborted, ToolFailure } from './tools.js';
 
 /**
  * ffprobe and ffmpeg for conversions and video previews (issue #15): what a file holds, whether
@@ -194,6 +195,9 @@ export async function runFfmpeg(ffmpeg: string, args: string[], run: FfmpegRun):
   if (result.timedOut) throw new ToolFailure(`ffmpeg was stopped after ${run.timeoutMs / 1000} s`);
   if (result.code === null) throw new ToolFailure('ffmpeg died before it finished; the server log has its last words', result.stderr);
   if (result.code !== 0 || !(await nonEmpty(output))) {
+    // The output could not be written (issue #37): the job waits for space.
+    const full = await diskFullFailure(path.dirname(output), result.stderr);
+    if (full) throw full;
     throw new UnreadableMedia('ffmpeg could not convert the file; it may be damaged', { detail: result.stderr });
   }
 }

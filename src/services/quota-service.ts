@@ -4,7 +4,7 @@ import { appError } from '../errors.js';
 import { planInEffect, type PlanLimits } from '../payments/plans.js';
 import { findBilling } from '../repositories/payments.js';
 import * as usage from '../repositories/usage.js';
-import { retryAfterFault } from '../faults/retry-later.js';
+import { writeNowOrLater } from '../faults/retry-later.js';
 
 /**
  * Plan limits and the past_due read-only state (issue #17, step 2): the one module every path that
@@ -47,8 +47,14 @@ export async function reserveStorage(ctx: AppContext, workspaceId: number, bytes
   return exceeded('storage_bytes', limit ?? 0, now.storage_bytes + now.reserved_bytes, bytes);
 }
 
+/**
+ * Gives back what reserveStorage reserved. A release a fault refuses (issue #37: the database's disk full, the database
+ * restarting) is tried again until it succeeds (faults/retry-later.ts), rather than failing the request (whose own
+ * failure, if any, is the one to answer) or leaving the charge reserved until the next reconciliation.
+ */
 export async function releaseStorage(ctx: AppContext, workspaceId: number, bytes: number): Promise<void> {
-  await usage.releaseStorage(ctx.db, workspaceId, bytes);
+  if (bytes <= 0) return;
+  await writeNowOrLater('releasing a storage reservation', () => usage.releaseStorage(ctx.db, workspaceId, bytes), ctx.faults.log);
 }
 
 /**
@@ -61,12 +67,9 @@ export async function withStorage<T>(ctx: AppContext, workspaceId: number, bytes
   try {
     return await store();
   } finally {
-    // The database gone just now (issue #37) must not fail an upload already recorded: the reservation is given
-    // back once it is back (and the usage sweep recounts it from the rows in any case).
-    await releaseStorage(ctx, workspaceId, reserved).catch((err: unknown) => {
-      const release = () => releaseStorage(ctx, workspaceId, reserved);
-      if (!retryAfterFault(err, 'releasing a storage reservation', release, ctx.faults.log)) throw err;
-    });
+    // The database gone just now (issue #37) must not fail an upload already recorded: releaseStorage gives the
+    // reservation back once it is back (and the usage sweep recounts it from the rows in any case).
+    await releaseStorage(ctx, workspaceId, reserved);
   }
 }
 
@@ -109,6 +112,9 @@ export async function growUpload(ctx: AppContext, workspaceId: number, uploadId:
 
 /** Releases whatever the upload session still holds (completion, abort, failure, sweep); a second call does nothing. */
 export async function settleUpload(db: DB, uploadId: string): Promise<void> {
+  // Taken from the session and given back to the workspace in one transaction: a write refused between the two (a
+  // full disk, issue #37) would otherwise lose the reservation, the session no longer holding it.
+  if (!db.isTransaction) return db.transaction().execute((trx) => settleUpload(trx, uploadId));
   const held = await usage.takeSessionReservation(db, uploadId);
   if (held) await usage.releaseStorage(db, held.workspaceId, held.bytes);
 }

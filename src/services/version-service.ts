@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { faultOf, storeFailure as answerStoreFailure } from '../faults/classify.js';
-import { retryAfterFault } from '../faults/retry-later.js';
+import { retryAfterFault, writeNowOrLater } from '../faults/retry-later.js';
 import { uploadedFileName } from '../domain/file-names.js';
 import { fileTypeOf } from '../domain/file-types.js';
 import { METADATA_LIMITS, jsonLimitViolation } from '../http/json-limits.js';
@@ -89,7 +89,9 @@ export class VersionService {
         // Spooled, so never written to again (the local store may link it) and already hashed (no hash job).
         await this.store.putFile(reserved.storage_key, file.path, mimeType, { unchanging: true });
       } catch (err) {
-        await this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
+        // The reserved version goes with the file (later, should the full disk refuse the database's write too: issue #37).
+        const discard = () => this.lifecycle.discard(this.ctx.db, asset.id, reserved.id);
+        await writeNowOrLater('discarding a version that could not be stored', discard, this.ctx.faults.log);
         throw answerStoreFailure(err, 'Storing the file failed');
       }
       try {

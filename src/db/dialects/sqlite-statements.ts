@@ -45,6 +45,23 @@ function objectRows(statement: SQLite.Statement): SqliteStatement {
 /** Schema changes (migrations) invalidate the cached statements and their row shapes. */
 const DDL = /^\s*(create|alter|drop)\b/i;
 
+const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
+
+/**
+ * Kysely's ROLLBACK after a failed transaction, when SQLite has already rolled it back itself: it does so on
+ * SQLITE_FULL (a full disk, issue #37), SQLITE_IOERR and SQLITE_NOMEM, and the ROLLBACK would then fail with "cannot
+ * rollback - no transaction is active", an error that takes the place of the one that explains what happened (and
+ * is answered as a 500 instead of 507 INSUFFICIENT_STORAGE). Nothing is left to roll back: the statement does nothing.
+ */
+function rollbackIfOpen(database: SQLite.Database, statement: SqliteStatement): SqliteStatement {
+  return {
+    reader: false,
+    all: (parameters) => statement.all(parameters),
+    run: (parameters) => (database.inTransaction ? statement.run(parameters) : { changes: 0, lastInsertRowid: 0 }),
+    iterate: (parameters) => statement.iterate(parameters),
+  };
+}
+
 /**
  * Kysely's SQLite driver prepares every statement it runs, and preparing costs
  * about as much as running a small indexed query (a quarter of a millisecond
@@ -66,6 +83,7 @@ export function withStatementCache(database: SQLite.Database, capacity = 500): S
         statements.clear();
         return database.prepare(sql);
       }
+      if (ROLLBACK.test(sql)) return rollbackIfOpen(database, database.prepare(sql));
       let statement = statements.get(sql);
       if (statement) {
         statements.delete(sql);

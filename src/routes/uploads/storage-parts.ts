@@ -4,6 +4,8 @@ import type { BucketCors } from '../../http/cors.js';
 import { AppError } from '../../errors.js';
 import { s3ErrorHandler } from '../../http/s3-errors.js';
 import type { FaultMonitor } from '../../faults/monitor.js';
+import { faultOf } from '../../faults/classify.js';
+import { discardRestOfBody } from '../../http/discard-body.js';
 import { MAX_PARTS, type StorageService } from '../../services/uploads/storage-service.js';
 
 /** A refusal of the part URL in the OpenAPI document: S3's error document (src/http/s3-errors.ts). */
@@ -89,8 +91,10 @@ export const storagePartRoutes: FastifyPluginAsyncTypebox<{ storage: StorageServ
           req.headers['content-length'],
         )
         .catch((err: unknown) => {
+          // A part the disk could not take (issue #37): the rest is read and dropped, so the client reads the 507.
+          if (faultOf(err)) discardRestOfBody(req);
           // The rest of a refused or failed body is not read (nor written): the connection closes after the answer.
-          if ((err instanceof AppError && err.status === 413) || (!(err instanceof AppError) && !req.raw.complete)) void reply.header('connection', 'close');
+          else if ((err instanceof AppError && err.status === 413) || (!(err instanceof AppError) && !req.raw.complete)) void reply.header('connection', 'close');
           throw err;
         });
       return reply.status(200).header('etag', part.ETag).send('');

@@ -5,6 +5,8 @@ import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../../context.js';
 import { GIF_DEFAULT_HEIGHT, GIF_FPS, isAudioFormat, OUTPUT_TYPES, type ConversionParams, type ImageParams, type VideoParams } from '../../domain/conversions.js';
 import { AppError } from '../../errors.js';
+import { faultOf } from '../../faults/classify.js';
+import { describeFault } from '../../faults/monitor.js';
 import { PermanentJobError } from '../../jobs/types.js';
 import { locateFfmpegTools } from '../../media/ffmpeg.js';
 import { convertImage } from '../../media/image-convert.js';
@@ -34,6 +36,9 @@ const UNWORDED = 'The conversion failed on the server; the server log has the de
  * output is their `detail`, and the refusals); anything else is UNWORDED. The details go to the log.
  */
 function attemptError(err: unknown): string {
+  // issue #37: a full disk, the database or the store away: not the file's fault, and the job waits for it.
+  const fault = faultOf(err);
+  if (fault) return `Waiting: ${describeFault(fault)}; the conversion runs again by itself`;
   if (err instanceof StoreError) return 'Reading or storing the file failed (the storage provider); the conversion will be retried';
   if (err instanceof ToolFailure || err instanceof ConversionRefused || err instanceof AppError) return err.message.slice(0, 500);
   return UNWORDED;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { storeFailure } from '../../faults/classify.js';
-import { retryAfterFault } from '../../faults/retry-later.js';
+import { retryAfterFault, writeNowOrLater } from '../../faults/retry-later.js';
 import type { AppContext } from '../../context.js';
 import { uploadedFileName } from '../../domain/file-names.js';
 import { appError } from '../../errors.js';
@@ -114,7 +114,9 @@ export class ServerUploadService {
       // The spooled file is only removed after this, never written to again: the local store may link it.
       await this.store.putFile(key, input.file.path, mimeType, { unchanging: true });
     } catch (err) {
-      await assets.deleteAsset(this.ctx.db, input.workspaceId, asset.id);
+      // The rows go with the file (later, should the full disk refuse the database's write too: issue #37).
+      const discard = () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id);
+      await writeNowOrLater('discarding an upload that could not be stored', discard, this.ctx.faults.log);
       throw storeFailure(err, 'Storing the file failed');
     }
     let ready: assets.AssetRecord | undefined;

@@ -22,11 +22,13 @@ import { requireRole } from '../access.js';
 import { requireSight } from '../visibility.js';
 import { sees } from '../../domain/asset-visibility.js';
 import { ActivityService, assetSubject } from '../activity-service.js';
-import type { UploadSessionRow } from '../../db/schema.js';
+import type { Database, UploadSessionRow } from '../../db/schema.js';
+import type { Transaction } from 'kysely';
 import type { AssetRecord } from '../../repositories/assets.js';
 import type { VersionLifecycle } from '../version-lifecycle.js';
 import type { MetadataWriteback } from '../metadata-writeback.js';
 import * as quota from '../quota-service.js';
+import { writeNowOrLater } from '../../faults/retry-later.js';
 
 export const MAX_PARTS = 10_000;
 /** S3 refuses parts below 5 MiB (all but the last) whatever this service is configured with. */
@@ -133,17 +135,10 @@ export class StorageService {
       status: 'uploading',
     });
     const key = assetKey(input.workspaceId, asset.id);
-    const version = await this.versions.reserve(asset, { file_name: asset.file_name, mime_type: input.fileType, created_by: asset.created_by }, true);
-    let uploadId: string;
     try {
-      uploadId = await this.store.createMultipartUpload(key, input.fileType);
-    } catch (err) {
-      await assets.deleteAsset(this.ctx.db, input.workspaceId, asset.id);
-      storeFailure(err);
-    }
-    await this.ctx.db.transaction().execute(async (trx) => {
-      await lifecycle.setStorageKey(trx, asset.id, key);
-      await uploads.insertUploadSession(trx, {
+      const version = await this.versions.reserve(asset, { file_name: asset.file_name, mime_type: input.fileType, created_by: asset.created_by }, true);
+      const uploadId = await this.store.createMultipartUpload(key, input.fileType).catch(storeFailure);
+      const session = {
         id: uploadId,
         workspaceId: input.workspaceId,
         assetId: asset.id,
@@ -154,10 +149,37 @@ export class StorageService {
         now,
         reservedBytes: reserved,
         declaredSize: input.fileSize,
+      };
+      await this.recordSession(uploadId, version.id, session, (trx) => lifecycle.setStorageKey(trx, asset.id, key));
+      return { uploadId, assetId: asset.id };
+    } catch (err) {
+      // Nothing of an upload that could not start stays: the asset goes with its v1 (later, should the full disk
+      // refuse this write too, issue #37).
+      await writeNowOrLater('discarding an upload that could not start', () => lifecycle.deleteUploadingAsset(this.ctx.db, asset.id), this.ctx.faults.log);
+      throw err;
+    }
+  }
+
+  /**
+   * The upload session of a multipart upload just created, in one transaction with `also`. Should it fail (the
+   * database's disk full, issue #37), the store's upload is aborted again: its directory would be nobody's.
+   */
+  private async recordSession(
+    uploadId: string,
+    versionId: number,
+    session: Parameters<typeof uploads.insertUploadSession>[1],
+    also?: (trx: Transaction<Database>) => Promise<unknown>,
+  ): Promise<void> {
+    try {
+      await this.ctx.db.transaction().execute(async (trx) => {
+        await also?.(trx);
+        await uploads.insertUploadSession(trx, session);
+        await versions.setUploadVersion(trx, uploadId, versionId);
       });
-      await versions.setUploadVersion(trx, uploadId, version.id);
-    });
-    return { uploadId, assetId: asset.id };
+    } catch (err) {
+      await this.store.abortMultipartUpload(session.key, uploadId).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** seed 9: a new version of an existing asset follows the same flow; completing it adds the version. */
@@ -173,36 +195,31 @@ export class StorageService {
     if (!asset || asset.workspace_id !== input.workspaceId || !assets.inCatalog(asset)) throw notFound('Asset');
     const file = { file_name: uploadedFileName(input.fileName, asset.file_name), mime_type: input.fileType, created_by: caller.name || caller.email };
     const reserved = await quota.reserveStorage(this.ctx, input.workspaceId, input.fileSize ?? 0);
-    let version: versions.VersionRecord;
-    let uploadId: string;
     try {
-      version = await this.versions.reserve(asset, file, false);
+      const version = await this.versions.reserve(asset, file, false);
       try {
-        uploadId = await this.store.createMultipartUpload(version.storage_key, input.fileType);
+        const uploadId = await this.store.createMultipartUpload(version.storage_key, input.fileType).catch(storeFailure);
+        await this.recordSession(uploadId, version.id, {
+          id: uploadId,
+          workspaceId: input.workspaceId,
+          assetId: asset.id,
+          userId: caller.id,
+          key: version.storage_key,
+          mimeType: input.fileType,
+          fileName: file.file_name,
+          now: this.ctx.now(),
+          reservedBytes: reserved,
+          declaredSize: input.fileSize,
+        });
+        return { uploadId, assetId: asset.id };
       } catch (err) {
-        await this.versions.discard(this.ctx.db, asset.id, version.id);
-        storeFailure(err);
+        await writeNowOrLater('discarding an upload that could not start', () => this.versions.discard(this.ctx.db, asset.id, version.id), this.ctx.faults.log);
+        throw err;
       }
     } catch (err) {
       await quota.releaseStorage(this.ctx, input.workspaceId, reserved);
       throw err;
     }
-    await this.ctx.db.transaction().execute(async (trx) => {
-      await uploads.insertUploadSession(trx, {
-        id: uploadId,
-        workspaceId: input.workspaceId,
-        assetId: asset.id,
-        userId: caller.id,
-        key: version.storage_key,
-        mimeType: input.fileType,
-        fileName: file.file_name,
-        now: this.ctx.now(),
-        reservedBytes: reserved,
-        declaredSize: input.fileSize,
-      });
-      await versions.setUploadVersion(trx, uploadId, version.id);
-    });
-    return { uploadId, assetId: asset.id };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { faultOf } from '../../faults/classify.js';
+import { describeFault } from '../../faults/monitor.js';
 import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -123,7 +124,10 @@ export class ZipImportRunner {
       const final = err instanceof PermanentJobError || err instanceof ZipInvalidError;
       // Shown to the workspace's members: our own words, never a provider's or an internal message.
       let message = TRANSIENT;
-      if (err instanceof ZipInvalidError) message = `The archive is corrupt: ${err.message}`;
+      const fault = faultOf(err);
+      // issue #37: a full disk, the database or the store away: the job waits for it.
+      if (fault) message = `Waiting: ${describeFault(fault)}; the import goes on by itself`;
+      else if (err instanceof ZipInvalidError) message = `The archive is corrupt: ${err.message}`;
       else if (err instanceof PermanentJobError) message = err.message;
       await repo.updateImport(db, importId, { status: final ? 'running' : 'queued', error: message }, this.ctx.now());
       if (final) throw new PermanentJobError(message);
