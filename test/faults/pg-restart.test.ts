@@ -261,7 +261,7 @@ describe.skipIf(!canOwnCluster() && process.env.CI !== 'true')('PostgreSQL resta
       expect(incidentLines(incidentLog.join('\n'), 'database_unavailable'), `one "fault began" line for the restart:\n${incidents()}`).toBe(1);
       await sleep(2000);
       // A job running when PostgreSQL goes away and finishing while it is away: its outcome cannot be recorded, and it
-      // runs again once its lease runs out.
+      // runs again (postponed once the database is back, or claimed again after its lease).
       writeFileSync(gate, '');
       conversionId = expectStatus(await call(server.base, 'POST', '/convert/video', { token: account.token, json: { assetId: clip!.assetId, format: 'mp4' } }), 202, 'convert')
         .json<{ data: { id: number } }>().data.id;
@@ -309,11 +309,12 @@ describe.skipIf(!canOwnCluster() && process.env.CI !== 'true')('PostgreSQL resta
       if (list.length < 250) break;
     }
     console.log(`jobs: ${final.succeeded} succeeded, ${again.length} of them after more than one run`);
-    // The conversion held running into the outage: its first run's outcome was lost with the database, and the job
-    // ran again after its lease (postponing it would have given its attempt back).
+    // The conversion held running into the outage: its first run's outcome could not be recorded. Its postponement is
+    // written as soon as the database is back (faults/retry-later.ts writeNowOrLater), giving its attempt back; should
+    // the lease run out first, the job is claimed again on a second attempt. Either way it ran again and succeeded once.
     const status = expectStatus(await call(server.base, 'GET', `/convert/status/${conversionId}`, { token: account.token }), 200, 'status').json<{ data: { status: string } }>();
     expect(status.data.status).toBe('succeeded');
-    expect((await conversionJob())?.attempts, 'runs of the conversion job').toBe(2);
+    expect((await conversionJob())?.attempts, 'attempts of the conversion job').toBeLessThanOrEqual(2);
     // Every upload's renditions were made.
     for (const u of uploads) {
       const versions = expectStatus(await call(server.base, 'GET', `/dam/assets/${u.assetId}/versions`, { token: account.token }), 200, 'versions').json<{ preview_status: string }[]>();

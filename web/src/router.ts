@@ -49,6 +49,8 @@ export function buildRouter(): Router {
       { path: '/settings/account', component: () => import('./views/AccountSettingsView.vue'), meta: { auth: true, title: 'accountSettings' } },
       // The instance's users and registration (issue #27), for instance admins. Not /admin/users: that is the API's.
       { path: '/settings/users', component: () => import('./views/AdminUsersView.vue'), meta: { auth: true, title: 'users' } },
+      // Held-back deletions (issue #37): housekeeping sweeps waiting for an instance admin's confirmation.
+      { path: '/settings/housekeeping', component: () => import('./views/HousekeepingView.vue'), meta: { auth: true, title: 'housekeeping' } },
       { path: '/settings/:workspaceId(\\d+)?', component: () => import('./views/WorkspaceSettingsView.vue'), meta: { auth: true, title: 'workspaceSettings' } },
       { path: '/settings/:workspaceId(\\d+)/shares', component: () => import('./views/SharedLinksView.vue'), meta: { auth: true, title: 'sharedLinks' } },
       // Plan and billing (issue #17); Stripe Checkout and the billing portal return here (?checkout=success|canceled).

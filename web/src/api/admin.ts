@@ -20,6 +20,9 @@ export type AdminLink = Pick<CreatedUser, 'url' | 'emailed'>;
 export type AdminSettings = DataOf<'/admin/settings', 'get'>;
 export type RegistrationMode = AdminSettings['registration_mode'];
 export type DeletedUser = DataOf<User, 'delete'>;
+/** A housekeeping sweep refused for deleting too much of a workspace (issue #37, docs/operations.md "Faults"). */
+export type SweepRefusal = ItemOf<DataOf<'/admin/sweeps', 'get'>>;
+export type SweepName = SweepRefusal['sweep'];
 
 export const adminApi = {
   /** By e-mail; `q` matches a part of the e-mail or the name. */
@@ -33,6 +36,11 @@ export const adminApi = {
   /** Workspaces the user alone administers go to `transferTo`; without one, those with other members refuse (409). */
   deleteUser: (id: number, transferTo: number | null) =>
     requestData<DeletedUser>('DELETE', `/admin/users/${id}`, { query: { transfer_to: transferTo ?? undefined } }),
+  /** Refused sweeps, newest first; confirmed ones stay listed a day after they are done. */
+  sweeps: () => requestData<SweepRefusal[]>('GET', '/admin/sweeps'),
+  /** Lets the sweep delete what it listed (no more). 404 when no refusal of it waits for that workspace. */
+  confirmSweep: (sweep: SweepName, workspaceId: number) =>
+    requestData<SweepRefusal>('POST', `/admin/sweeps/${sweep}/confirm`, { body: { workspaceId } }),
   settings: () => requestData<AdminSettings>('GET', '/admin/settings'),
   updateSettings: (changes: BodyOf<'/admin/settings', 'patch'>) => requestData<DataOf<'/admin/settings', 'patch'>>('PATCH', '/admin/settings', { body: changes }),
 };

@@ -17,5 +17,6 @@ import zip from './zip';
 import activity from './activity';
 import trash from './trash';
 import generate from './generate';
+import housekeeping from './housekeeping';
 
-export default { common, shell, auth, account, errors, library, search, asset, upload, shares, drives, billing, team, convert, zip, activity, trash, generate } satisfies Messages;
+export default { common, shell, auth, account, errors, library, search, asset, upload, shares, drives, billing, team, convert, zip, activity, trash, generate, housekeeping } satisfies Messages;

@@ -17,9 +17,10 @@ import zip from './zip';
 import activity from './activity';
 import trash from './trash';
 import generate from './generate';
+import housekeeping from './housekeeping';
 
 /** English, the source of truth: every other language has exactly these keys (DeepStringShape). */
-const en = { common, shell, auth, account, errors, library, search, asset, upload, shares, drives, billing, team, convert, zip, activity, trash, generate };
+const en = { common, shell, auth, account, errors, library, search, asset, upload, shares, drives, billing, team, convert, zip, activity, trash, generate, housekeeping };
 export default en;
 
 /** What every language's catalogue must look like. */

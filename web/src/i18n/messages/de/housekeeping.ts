@@ -1,0 +1,43 @@
+import type { Messages } from '../en';
+
+export default {
+  title: 'Zurückgehaltene Löschungen',
+  subtitle: 'Die Wartung löscht abgelaufenen Papierkorb, abgebrochene Uploads und ungenutzte Dateien selbstständig, immer ein wenig auf einmal. Würde ein Lauf den Großteil eines Arbeitsbereichs löschen, hält er an und wartet hier auf eine Instanz-Administratorin oder einen Instanz-Administrator.',
+  onlyAdmins: 'Nur Instanz-Admins sehen zurückgehaltene Löschungen',
+  loading: 'Zurückgehaltene Löschungen werden geladen…',
+  error: 'Die zurückgehaltenen Löschungen konnten nicht geladen werden',
+  none: 'Nichts wird zurückgehalten',
+  noneHint: 'Jeder Wartungslauf ist innerhalb seiner Grenzen geblieben.',
+  refresh: 'Aktualisieren',
+  sweeps: {
+    trash: 'Abgelaufener Papierkorb',
+    'stale-uploads': 'Abgebrochene Uploads',
+    'object-deletions': 'Dateien gelöschter Elemente',
+    'orphaned-objects': 'Dateien ohne Verweis',
+  },
+  sweepHints: {
+    trash: 'Assets, die länger als die Aufbewahrungsfrist im Papierkorb liegen.',
+    'stale-uploads': 'Uploads, die begonnen und nie abgeschlossen wurden.',
+    'object-deletions': 'Gespeicherte Dateien, deren Assets, Versionen oder Arbeitsbereich gelöscht wurden.',
+    'orphaned-objects': 'Gespeicherte Dateien, zu denen kein Asset und keine Version gehört. Wurde der Speicher getauscht oder geleert, nicht bestätigen.',
+  },
+  states: {
+    refused: 'Wartet auf Sie',
+    confirmed: 'Wird gelöscht',
+    settled: 'Erledigt',
+  },
+  workspace: 'Arbeitsbereich {id}',
+  share: 'Würde {n} von {total} löschen ({percent})',
+  refusedAt: 'Zurückgehalten {when}',
+  seenAt: 'zuletzt geprüft {when}',
+  confirmedAt: 'Bestätigt {when}',
+  settledAt: 'Abgeschlossen {when}',
+  details: 'Was gelöscht würde',
+  examples: 'Zum Beispiel',
+  confirm: 'Löschen lassen…',
+  confirmTitle: '{n} Element aus {workspace} löschen? | {n} Elemente aus {workspace} löschen?',
+  confirmText: 'Die Wartung löscht dieses Element in den nächsten Minuten und nichts anderes: Findet sie mehr, hält sie erneut an. Das lässt sich nicht rückgängig machen. | Die Wartung löscht diese {n} Elemente, einen Stapel pro Minute, und nichts darüber hinaus: Findet sie mehr, hält sie erneut an. Das lässt sich nicht rückgängig machen.',
+  confirmAction: '{n} Element löschen | {n} Elemente löschen',
+  confirmed: 'Die Wartung löscht {n} Element aus {workspace} | Die Wartung löscht {n} Elemente aus {workspace}',
+  notWaiting: 'Diese Löschung wartet nicht mehr; die Liste ist aktualisiert.',
+} satisfies Messages['housekeeping'];

@@ -1,0 +1,43 @@
+import type { Messages } from '../en';
+
+export default {
+  title: 'Eliminaciones retenidas',
+  subtitle: 'El mantenimiento elimina por sí solo la papelera caducada, las subidas abandonadas y los archivos sin uso, poco a poco. Una pasada que eliminaría la mayor parte de un espacio de trabajo se detiene y espera aquí a un administrador de la instancia.',
+  onlyAdmins: 'Solo los administradores de la instancia ven las eliminaciones retenidas',
+  loading: 'Cargando eliminaciones retenidas…',
+  error: 'No se han podido cargar las eliminaciones retenidas',
+  none: 'No hay nada retenido',
+  noneHint: 'Cada pasada de mantenimiento se ha mantenido dentro de sus límites.',
+  refresh: 'Actualizar',
+  sweeps: {
+    trash: 'Papelera caducada',
+    'stale-uploads': 'Subidas abandonadas',
+    'object-deletions': 'Archivos de elementos eliminados',
+    'orphaned-objects': 'Archivos sin referencia',
+  },
+  sweepHints: {
+    trash: 'Recursos que llevan en la papelera más tiempo que el periodo de conservación.',
+    'stale-uploads': 'Subidas que se empezaron y nunca terminaron.',
+    'object-deletions': 'Archivos guardados cuyos recursos, versiones o espacio de trabajo se eliminaron.',
+    'orphaned-objects': 'Archivos guardados a los que no corresponde ningún recurso ni versión. Si el almacenamiento se cambió o se vació, no confirmes.',
+  },
+  states: {
+    refused: 'Esperándote',
+    confirmed: 'Eliminando',
+    settled: 'Hecho',
+  },
+  workspace: 'Espacio de trabajo {id}',
+  share: 'Eliminaría {n} de {total} ({percent})',
+  refusedAt: 'Retenida {when}',
+  seenAt: 'última comprobación {when}',
+  confirmedAt: 'Confirmada {when}',
+  settledAt: 'Terminada {when}',
+  details: 'Qué eliminaría',
+  examples: 'Por ejemplo',
+  confirm: 'Dejar que elimine…',
+  confirmTitle: '¿Eliminar {n} elemento de {workspace}? | ¿Eliminar {n} elementos de {workspace}?',
+  confirmText: 'El mantenimiento eliminará este elemento en los próximos minutos, y nada más: si encuentra más, vuelve a detenerse. No se puede deshacer. | El mantenimiento eliminará estos {n} elementos, un lote por minuto, y nada más allá: si encuentra más, vuelve a detenerse. No se puede deshacer.',
+  confirmAction: 'Eliminar {n} elemento | Eliminar {n} elementos',
+  confirmed: 'El mantenimiento eliminará {n} elemento de {workspace} | El mantenimiento eliminará {n} elementos de {workspace}',
+  notWaiting: 'Esta eliminación ya no está en espera; la lista está actualizada.',
+} satisfies Messages['housekeeping'];

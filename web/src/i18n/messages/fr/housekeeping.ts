@@ -1,0 +1,43 @@
+import type { Messages } from '../en';
+
+export default {
+  title: 'Suppressions retenues',
+  subtitle: 'La maintenance supprime d’elle-même la corbeille expirée, les envois abandonnés et les fichiers inutilisés, un peu à la fois. Un passage qui supprimerait l’essentiel d’un espace de travail s’arrête et attend ici un administrateur de l’instance.',
+  onlyAdmins: 'Seuls les administrateurs de l’instance voient les suppressions retenues',
+  loading: 'Chargement des suppressions retenues…',
+  error: 'Les suppressions retenues n’ont pas pu être chargées',
+  none: 'Rien n’est retenu',
+  noneHint: 'Chaque passage de maintenance est resté dans ses limites.',
+  refresh: 'Actualiser',
+  sweeps: {
+    trash: 'Corbeille expirée',
+    'stale-uploads': 'Envois abandonnés',
+    'object-deletions': 'Fichiers d’éléments supprimés',
+    'orphaned-objects': 'Fichiers sans référence',
+  },
+  sweepHints: {
+    trash: 'Ressources restées dans la corbeille au-delà de la durée de conservation.',
+    'stale-uploads': 'Envois commencés et jamais terminés.',
+    'object-deletions': 'Fichiers stockés dont les ressources, les versions ou l’espace de travail ont été supprimés.',
+    'orphaned-objects': 'Fichiers stockés qu’aucune ressource ni version ne référence. Si le stockage a été remplacé ou vidé, ne confirmez pas.',
+  },
+  states: {
+    refused: 'En attente de vous',
+    confirmed: 'Suppression en cours',
+    settled: 'Terminé',
+  },
+  workspace: 'Espace de travail {id}',
+  share: 'Supprimerait {n} sur {total} ({percent})',
+  refusedAt: 'Retenu {when}',
+  seenAt: 'dernière vérification {when}',
+  confirmedAt: 'Confirmé {when}',
+  settledAt: 'Terminé {when}',
+  details: 'Ce qui serait supprimé',
+  examples: 'Par exemple',
+  confirm: 'Laisser supprimer…',
+  confirmTitle: 'Supprimer {n} élément de {workspace} ? | Supprimer {n} éléments de {workspace} ?',
+  confirmText: 'La maintenance supprimera cet élément dans les prochaines minutes, et rien d’autre : si elle en trouve davantage, elle s’arrête de nouveau. Cette action est irréversible. | La maintenance supprimera ces {n} éléments, un lot par minute, et rien au-delà : si elle en trouve davantage, elle s’arrête de nouveau. Cette action est irréversible.',
+  confirmAction: 'Supprimer {n} élément | Supprimer {n} éléments',
+  confirmed: 'La maintenance supprimera {n} élément de {workspace} | La maintenance supprimera {n} éléments de {workspace}',
+  notWaiting: 'Cette suppression n’attend plus ; la liste est à jour.',
+} satisfies Messages['housekeeping'];
