@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousViolationsInThemes } from './axe.js';
+import { recordRefusal } from '../../src/repositories/sweep-refusals.js';
 import { apiData, type BrowserApp, dropFiles, hasChromium, newPage, png, registerApi, type Session, signedInPage, uploadApi, useBrowserSuite } from './harness.js';
 
 /**
@@ -139,6 +140,12 @@ describe.skipIf(!hasChromium)('accessibility of the main pages (axe), in chromiu
 
   it('the shared links page', async () => {
     await check({ path: `/settings/${ws}/shares` }, (page) => page.getByText('Press kit for the spring issue').first().waitFor());
+  });
+
+  it('the held-back deletions page, with one waiting (its owner is the instance admin)', async () => {
+    const facts = { sweep: 'trash', workspace_id: ws, would_delete: 3, workspace_total: 4, summary: 'would delete 3 of the workspace\'s 4 assets', examples: ['asset 1 harbour.png'] };
+    await recordRefusal(env.app.database.db, facts, Math.floor(Date.now() / 1000), undefined);
+    await check({ path: '/settings/housekeeping' }, (page) => page.getByRole('button', { name: 'Let it delete…' }).waitFor());
   });
 
   it('the public page of a shared link', async () => {
