@@ -58,6 +58,12 @@ export const ERRORS = {
   NOT_EMPTY: { status: 409, message: 'The folder is not empty' },
   /** Idempotency-Key: the first request with this key is still running (answered with Retry-After). */
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still being processed; retry later' },
+  /** issue #30: the key is taken by another field of the workspace, or was (keys are never reused). */
+  FIELD_KEY_TAKEN: { status: 409, message: 'A field of this workspace has or had this key' },
+  /** issue #30: a field's new type does not fit every stored value; the body adds how many would not convert. */
+  FIELD_TYPE_CONFLICT: { status: 409, message: 'Stored values would not convert to the new type' },
+  /** issue #30: a deletion that destroys data asks for a confirmation parameter; the body says what would go. */
+  CONFIRMATION_REQUIRED: { status: 409, message: 'This deletion needs a confirmation' },
   /** issue #16: the caller has not connected this external drive (GET /{provider}/auth first). */
   DRIVE_NOT_CONNECTED: { status: 409, message: 'Connect this drive first' },
   /** issue #16: the drive refused the stored grant (revoked, expired): the user has to connect it again. */

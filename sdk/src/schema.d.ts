@@ -348,7 +348,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One folder (viewers and up)
+         * One folder with its custom fields (viewers and up)
          * @description A folder that does not exist and a folder of a workspace the caller is not a member of both answer 404 with the same body.
          */
         get: operations["getFolder"];
@@ -362,7 +362,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename, move or retag a folder (managers and admins)
+         * Rename, move, retag a folder or set its custom fields (managers and admins)
          * @description Only the properties sent change; at least one is required. parent_id null moves the folder to the top level. A folder cannot become its own ancestor: a parent_id equal to the folder or to one of its subfolders is 400 VALIDATION_ERROR with field parent_id. A parent_id that is not a folder of the same workspace (missing, in the trash or in another workspace, indistinguishable) is 400 VALIDATION_ERROR with field parent_id. Folder names need not be unique. modified_at is set on every successful PATCH. A folder that does not exist and a folder of a workspace the caller is not a member of both answer 404 with the same body.
          */
         patch: operations["updateFolder"];
@@ -502,6 +502,118 @@ export interface paths {
          * @description One request, one transaction: up to 1,000 asset ids (no duplicates) and one action, answered with a result per id in the order given. delete moves the assets to the trash (as DELETE /dam/assets/:id); move sets their folder (folder_id: a folder of the workspace, or null for the top level); tag adds tags to each asset's own (merged, no duplicates; an asset that would have more than 100 is ok false with code VALIDATION_ERROR and keeps its tags); untag removes them; set_visibility sets visibility. Each action takes exactly its own field: folder_id for move, tags for tag and untag, visibility for set_visibility, none for delete; a missing or extra field is 400 VALIDATION_ERROR naming it. A folder_id that is not a folder of the workspace (missing, in the trash or of another workspace) is 400 with field folder_id and nothing changes. An id that is not an asset of the workspace (missing, in the trash, or of another workspace: indistinguishable) is ok false with code NOT_FOUND and is left alone; the others are acted on. move and set_visibility set modified_at as PATCH does, tag and untag on the assets whose tags change. Not a member of the workspace: 404. Instead of asset_ids (exactly one of the two, else 400 naming asset_ids), `search` selects every asset of the workspace that q and filter_by find for the caller, as /search-engine/search-assets does with its default typo options (private assets the caller does not see, uploading ones and the trash are never touched), less `except_ids` (taken only with search). The search is run once, before any write; more than DAM_BULK_SEARCH_MAX assets (10,000 by default) after except_ids is 422 BULK_TOO_MANY_MATCHES naming both numbers, and nothing changes. The assets found are acted on in id order, 1,000 per transaction: a search-based action is not atomic (a chunk committed stays when a later one fails, and an asset changed meanwhile is acted on as it is then; one deleted meanwhile is ok false NOT_FOUND). Its answer is counts, not one result per asset: matched (assets tried), succeeded, and results listing only the failures.
          */
         post: operations["updateAssetsInBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dam/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's custom fields, in their order (viewers and up)
+         * @description Retired fields only with include_retired=true; deleted fields never. Each select or multi_select field carries its vocabulary (options, parents before children).
+         */
+        get: operations["listFields"];
+        put?: never;
+        /**
+         * Define a custom field
+         * @description Workspace admins only (403 FORBIDDEN for managers and viewers). The key is stable: unique in the workspace and never given again, even after the field is deleted (409 FIELD_KEY_TAKEN). min, max and decimals belong to number fields, options to select and multi_select (400 otherwise). The field goes last. A workspace holds at most 500 fields; a field at most 10,000 options. Safe to retry with an `Idempotency-Key` header (see its description).
+         */
+        post: operations["createField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dam/fields/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One custom field (viewers and up)
+         * @description A field (or option) that does not exist, was deleted or belongs to a workspace the caller is not a member of answers 404 alike.
+         */
+        get: operations["getField"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom field and all its values
+         * @description Workspace admins only (403 FORBIDDEN for managers and viewers). Only with confirm=<the field's key>: otherwise 409 CONFIRMATION_REQUIRED, with values (how many would be deleted) and confirm (the key to send), and nothing changes. Retiring (PATCH retired: true) hides a field and keeps its values. The key stays taken. A field (or option) that does not exist, was deleted or belongs to a workspace the caller is not a member of answers 404 alike.
+         */
+        delete: operations["deleteField"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, reorder, hide, retire or change a custom field
+         * @description Workspace admins only (403 FORBIDDEN for managers and viewers). The key never changes. A new type is taken only when every stored value converts (text kinds into each other when the text fits, numbers and booleans into text, dates into datetimes, select into multi_select and back when one option is set); otherwise 409 FIELD_TYPE_CONFLICT with values and not_converting, and nothing changes. Leaving select types drops the vocabulary. retired: true keeps the values and refuses new ones; position moves the field, the others close up. A field (or option) that does not exist, was deleted or belongs to a workspace the caller is not a member of answers 404 alike.
+         */
+        patch: operations["updateField"];
+        trace?: never;
+    };
+    "/dam/fields/{id}/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an option to a select or multi_select field's vocabulary
+         * @description Workspace admins only (403 FORBIDDEN for managers and viewers). Labels are unique among siblings (case-insensitive); parent_id puts it below another option (a tree: Region → Country → City). Answers the field. 400 for a field of another type. A field (or option) that does not exist, was deleted or belongs to a workspace the caller is not a member of answers 404 alike.
+         */
+        post: operations["addFieldOption"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dam/fields/{id}/options/{optionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename, move or deprecate an option
+         * @description Workspace admins only (403 FORBIDDEN for managers and viewers). deprecated: true keeps the option where it is set and no longer accepts it as a new value. parent_id may not be the option or one below it (400). Answers the field. A field (or option) that does not exist, was deleted or belongs to a workspace the caller is not a member of answers 404 alike.
+         */
+        patch: operations["updateFieldOption"];
+        trace?: never;
+    };
+    "/dam/fields/{id}/options/{optionId}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge an option into another: its values and children move there, and it goes
+         * @description Workspace admins only (403 FORBIDDEN for managers and viewers). In one transaction. A target below the merged option is 400. Answers the field and how many values moved. A field (or option) that does not exist, was deleted or belongs to a workspace the caller is not a member of answers 404 alike.
+         */
+        post: operations["mergeFieldOption"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4898,6 +5010,21 @@ export interface operations {
                             embedded_metadata?: {
                                 [key: string]: unknown;
                             };
+                            /** @description Custom field values by key (issue #30; GET /dam/fields defines them); a field without a value is left out */
+                            custom_fields: {
+                                [key: string]: string | number | boolean | {
+                                    id: number;
+                                    label: string;
+                                } | {
+                                    id: number;
+                                    label: string;
+                                }[] | {
+                                    id: number;
+                                    name: string;
+                                };
+                            };
+                            /** @description Keys of required fields (not retired) that apply here and have no value: the item is incomplete while this is not empty */
+                            missing_fields: string[];
                         };
                     };
                 };
@@ -5156,6 +5283,14 @@ export interface operations {
                     copyright?: string | null;
                     /** @description Usage terms, up to 10000 characters, tabs and line breaks allowed; null or blank clears it. An edited field is never overwritten by reading the file again. */
                     usage_terms?: string | null;
+                    /** @description Sets (or with null clears) the keys sent; the others stay. Each key must be a field of the workspace that applies here, is not retired, and the caller may edit (editable_by); a value of the wrong type, an unknown option or a date that does not parse is 400 VALIDATION_ERROR with field custom_fields.<key>. Clearing a required field is refused the same way. */
+                    custom_fields?: {
+                        [key: string]: null | string | number | boolean | (number | string | {
+                            id: number;
+                        })[] | {
+                            id: number;
+                        };
+                    };
                 };
             };
         };
@@ -5250,6 +5385,21 @@ export interface operations {
                             embedded_metadata?: {
                                 [key: string]: unknown;
                             };
+                            /** @description Custom field values by key (issue #30; GET /dam/fields defines them); a field without a value is left out */
+                            custom_fields: {
+                                [key: string]: string | number | boolean | {
+                                    id: number;
+                                    label: string;
+                                } | {
+                                    id: number;
+                                    label: string;
+                                }[] | {
+                                    id: number;
+                                    name: string;
+                                };
+                            };
+                            /** @description Keys of required fields (not retired) that apply here and have no value: the item is incomplete while this is not empty */
+                            missing_fields: string[];
                         };
                     };
                 };
@@ -5694,6 +5844,21 @@ export interface operations {
                             created_at: number;
                             /** @description Unix seconds */
                             modified_at: number;
+                            /** @description Custom field values by key (issue #30; GET /dam/fields defines them); a field without a value is left out */
+                            custom_fields: {
+                                [key: string]: string | number | boolean | {
+                                    id: number;
+                                    label: string;
+                                } | {
+                                    id: number;
+                                    label: string;
+                                }[] | {
+                                    id: number;
+                                    name: string;
+                                };
+                            };
+                            /** @description Keys of required fields (not retired) that apply here and have no value: the item is incomplete while this is not empty */
+                            missing_fields: string[];
                         };
                     };
                 };
@@ -5945,6 +6110,14 @@ export interface operations {
                     /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing (up to 2^31 - 1) */
                     visibility?: number;
                     tags?: string[];
+                    /** @description Sets (or with null clears) the keys sent; the others stay. Each key must be a field of the workspace that applies here, is not retired, and the caller may edit (editable_by); a value of the wrong type, an unknown option or a date that does not parse is 400 VALIDATION_ERROR with field custom_fields.<key>. Clearing a required field is refused the same way. */
+                    custom_fields?: {
+                        [key: string]: null | string | number | boolean | (number | string | {
+                            id: number;
+                        })[] | {
+                            id: number;
+                        };
+                    };
                 };
             };
         };
@@ -5971,6 +6144,21 @@ export interface operations {
                             created_at: number;
                             /** @description Unix seconds */
                             modified_at: number;
+                            /** @description Custom field values by key (issue #30; GET /dam/fields defines them); a field without a value is left out */
+                            custom_fields: {
+                                [key: string]: string | number | boolean | {
+                                    id: number;
+                                    label: string;
+                                } | {
+                                    id: number;
+                                    label: string;
+                                }[] | {
+                                    id: number;
+                                    name: string;
+                                };
+                            };
+                            /** @description Keys of required fields (not retired) that apply here and have no value: the item is incomplete while this is not empty */
+                            missing_fields: string[];
                         };
                     };
                 };
@@ -6261,6 +6449,21 @@ export interface operations {
                             modified_at: number;
                             /** @description Member assets in collection order */
                             asset_ids: number[];
+                            /** @description Custom field values by key (issue #30; GET /dam/fields defines them); a field without a value is left out */
+                            custom_fields: {
+                                [key: string]: string | number | boolean | {
+                                    id: number;
+                                    label: string;
+                                } | {
+                                    id: number;
+                                    label: string;
+                                }[] | {
+                                    id: number;
+                                    name: string;
+                                };
+                            };
+                            /** @description Keys of required fields (not retired) that apply here and have no value: the item is incomplete while this is not empty */
+                            missing_fields: string[];
                         };
                     };
                 };
@@ -6410,6 +6613,21 @@ export interface operations {
                             modified_at: number;
                             /** @description Member assets in collection order */
                             asset_ids: number[];
+                            /** @description Custom field values by key (issue #30; GET /dam/fields defines them); a field without a value is left out */
+                            custom_fields: {
+                                [key: string]: string | number | boolean | {
+                                    id: number;
+                                    label: string;
+                                } | {
+                                    id: number;
+                                    label: string;
+                                }[] | {
+                                    id: number;
+                                    name: string;
+                                };
+                            };
+                            /** @description Keys of required fields (not retired) that apply here and have no value: the item is incomplete while this is not empty */
+                            missing_fields: string[];
                         };
                     };
                 };
@@ -6655,6 +6873,14 @@ export interface operations {
                     /** @description 0 = public: every member of the workspace sees the asset, and only public assets reach a shared link. Any other value = private: only its uploader and the managers and admins of the workspace see it; for other members it does not exist (404, and absent from every list, count, search, facet and download). On a folder or collection it is a label that hides nothing (up to 2^31 - 1) */
                     visibility?: number;
                     tags?: string[];
+                    /** @description Sets (or with null clears) the keys sent; the others stay. Each key must be a field of the workspace that applies here, is not retired, and the caller may edit (editable_by); a value of the wrong type, an unknown option or a date that does not parse is 400 VALIDATION_ERROR with field custom_fields.<key>. Clearing a required field is refused the same way. */
+                    custom_fields?: {
+                        [key: string]: null | string | number | boolean | (number | string | {
+                            id: number;
+                        })[] | {
+                            id: number;
+                        };
+                    };
                 };
             };
         };
@@ -6683,6 +6909,21 @@ export interface operations {
                             modified_at: number;
                             /** @description Member assets in collection order */
                             asset_ids: number[];
+                            /** @description Custom field values by key (issue #30; GET /dam/fields defines them); a field without a value is left out */
+                            custom_fields: {
+                                [key: string]: string | number | boolean | {
+                                    id: number;
+                                    label: string;
+                                } | {
+                                    id: number;
+                                    label: string;
+                                }[] | {
+                                    id: number;
+                                    name: string;
+                                };
+                            };
+                            /** @description Keys of required fields (not retired) that apply here and have no value: the item is incomplete while this is not empty */
+                            missing_fields: string[];
                         };
                     };
                 };
@@ -6824,6 +7065,21 @@ export interface operations {
                             modified_at: number;
                             /** @description Member assets in collection order */
                             asset_ids: number[];
+                            /** @description Custom field values by key (issue #30; GET /dam/fields defines them); a field without a value is left out */
+                            custom_fields: {
+                                [key: string]: string | number | boolean | {
+                                    id: number;
+                                    label: string;
+                                } | {
+                                    id: number;
+                                    label: string;
+                                }[] | {
+                                    id: number;
+                                    name: string;
+                                };
+                            };
+                            /** @description Keys of required fields (not retired) that apply here and have no value: the item is incomplete while this is not empty */
+                            missing_fields: string[];
                         };
                     };
                 };
@@ -6965,6 +7221,21 @@ export interface operations {
                             modified_at: number;
                             /** @description Member assets in collection order */
                             asset_ids: number[];
+                            /** @description Custom field values by key (issue #30; GET /dam/fields defines them); a field without a value is left out */
+                            custom_fields: {
+                                [key: string]: string | number | boolean | {
+                                    id: number;
+                                    label: string;
+                                } | {
+                                    id: number;
+                                    label: string;
+                                }[] | {
+                                    id: number;
+                                    name: string;
+                                };
+                            };
+                            /** @description Keys of required fields (not retired) that apply here and have no value: the item is incomplete while this is not empty */
+                            missing_fields: string[];
                         };
                     };
                 };
@@ -7618,6 +7889,1440 @@ export interface operations {
             };
             /** @description Error: a message naming the problem and a stable code */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listFields: {
+        parameters: {
+            query: {
+                workspaceId: number;
+                /** @description Also list retired fields (default false) */
+                include_retired?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            /** @description Stable, unique in the workspace and never reused (a deleted field keeps it): the name in custom_fields, filters and CSV */
+                            key: string;
+                            label: string;
+                            /**
+                             * @description text (one line, ≤ 1000 characters), long_text (≤ 20,000, line breaks kept), number (min, max, decimals), date (YYYY-MM-DD), datetime (ISO 8601 with an offset, kept in UTC), boolean, url (http or https), email, select and multi_select (options of the field's vocabulary), user (a member of the workspace)
+                             * @enum {unknown}
+                             */
+                            type: "text" | "long_text" | "number" | "date" | "datetime" | "boolean" | "url" | "email" | "select" | "multi_select" | "user";
+                            /** @description An edit may not leave it empty; assets without it are listed in missing_fields */
+                            required: boolean;
+                            help_text: string;
+                            /** @description What the field is set on */
+                            applies_to: ("assets" | "folders" | "collections")[];
+                            /**
+                             * @description The least role that may set its values (viewers never can)
+                             * @enum {unknown}
+                             */
+                            editable_by: "manager" | "admin";
+                            /** @description number fields: smallest value; null: none */
+                            min: number | null;
+                            /** @description number fields: largest value; null: none */
+                            max: number | null;
+                            /** @description number fields: decimal places; null for other types */
+                            decimals: number | null;
+                            /** @description Order in forms and lists, from 0 */
+                            position: number;
+                            /** @description Left out of forms and lists by default; values are kept and still read */
+                            hidden: boolean;
+                            /** @description No longer set: values are kept and read, new values are refused */
+                            retired: boolean;
+                            /** @description select and multi_select: the vocabulary, parents before children; [] for other types */
+                            options: {
+                                id: number;
+                                label: string;
+                                /** @description The option above it in a tree vocabulary (Region → Country → City); null at the top */
+                                parent_id: number | null;
+                                /** @description Order among its siblings, from 0 */
+                                position: number;
+                                /** @description Kept where it is set, no longer offered for new values */
+                                deprecated: boolean;
+                            }[];
+                            /** @description Values stored (a multi_select counts one per option) */
+                            value_count: number;
+                            /** @description Unix seconds */
+                            created_at: number;
+                            /** @description Unix seconds */
+                            modified_at: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    createField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Idempotency-Key (header names are case-insensitive): optional, 1 to 255 printable ASCII characters (a UUID is usual), scoped to the caller. The same key with the same request within 24 hours answers the first answer again (same status and body, header `Idempotent-Replayed: true`) without acting twice; with a different request (operation, path parameters or body; a file part by its bytes) 422 IDEMPOTENCY_KEY_REUSED; while the first request with the key is still running 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. Successes and 4xx answers are kept; after a 5xx the key is free again. A malformed key is 400. Without the header the request is not deduplicated. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    workspace_id: number;
+                    /** @description a lowercase letter, then up to 63 lowercase letters, digits or _ */
+                    key: string;
+                    /** @description Not blank; no control or bidirectional-override characters */
+                    label: string;
+                    /**
+                     * @description text (one line, ≤ 1000 characters), long_text (≤ 20,000, line breaks kept), number (min, max, decimals), date (YYYY-MM-DD), datetime (ISO 8601 with an offset, kept in UTC), boolean, url (http or https), email, select and multi_select (options of the field's vocabulary), user (a member of the workspace)
+                     * @enum {unknown}
+                     */
+                    type: "text" | "long_text" | "number" | "date" | "datetime" | "boolean" | "url" | "email" | "select" | "multi_select" | "user";
+                    /** @default false */
+                    required?: boolean;
+                    /** @description Shown beside the input */
+                    help_text?: string;
+                    /** @description What the field is set on */
+                    applies_to?: ("assets" | "folders" | "collections")[];
+                    /**
+                     * @description The least role that may set its values (viewers never can)
+                     * @enum {unknown}
+                     */
+                    editable_by?: "manager" | "admin";
+                    /** @description number fields: the smallest value allowed; null: none */
+                    min?: number | null;
+                    /** @description number fields: the largest value allowed; null: none */
+                    max?: number | null;
+                    /** @description number fields: decimal places allowed (0: whole numbers); null: 0 */
+                    decimals?: number | null;
+                    /** @description select and multi_select: the first options, in order */
+                    options?: {
+                        /** @description Not blank; no control or bidirectional-override characters */
+                        label: string;
+                        /** @description The label of an option given earlier in the same list: this one goes below it */
+                        parent?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            /** @description Stable, unique in the workspace and never reused (a deleted field keeps it): the name in custom_fields, filters and CSV */
+                            key: string;
+                            label: string;
+                            /**
+                             * @description text (one line, ≤ 1000 characters), long_text (≤ 20,000, line breaks kept), number (min, max, decimals), date (YYYY-MM-DD), datetime (ISO 8601 with an offset, kept in UTC), boolean, url (http or https), email, select and multi_select (options of the field's vocabulary), user (a member of the workspace)
+                             * @enum {unknown}
+                             */
+                            type: "text" | "long_text" | "number" | "date" | "datetime" | "boolean" | "url" | "email" | "select" | "multi_select" | "user";
+                            /** @description An edit may not leave it empty; assets without it are listed in missing_fields */
+                            required: boolean;
+                            help_text: string;
+                            /** @description What the field is set on */
+                            applies_to: ("assets" | "folders" | "collections")[];
+                            /**
+                             * @description The least role that may set its values (viewers never can)
+                             * @enum {unknown}
+                             */
+                            editable_by: "manager" | "admin";
+                            /** @description number fields: smallest value; null: none */
+                            min: number | null;
+                            /** @description number fields: largest value; null: none */
+                            max: number | null;
+                            /** @description number fields: decimal places; null for other types */
+                            decimals: number | null;
+                            /** @description Order in forms and lists, from 0 */
+                            position: number;
+                            /** @description Left out of forms and lists by default; values are kept and still read */
+                            hidden: boolean;
+                            /** @description No longer set: values are kept and read, new values are refused */
+                            retired: boolean;
+                            /** @description select and multi_select: the vocabulary, parents before children; [] for other types */
+                            options: {
+                                id: number;
+                                label: string;
+                                /** @description The option above it in a tree vocabulary (Region → Country → City); null at the top */
+                                parent_id: number | null;
+                                /** @description Order among its siblings, from 0 */
+                                position: number;
+                                /** @description Kept where it is set, no longer offered for new values */
+                                deprecated: boolean;
+                            }[];
+                            /** @description Values stored (a multi_select counts one per option) */
+                            value_count: number;
+                            /** @description Unix seconds */
+                            created_at: number;
+                            /** @description Unix seconds */
+                            modified_at: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            /** @description Stable, unique in the workspace and never reused (a deleted field keeps it): the name in custom_fields, filters and CSV */
+                            key: string;
+                            label: string;
+                            /**
+                             * @description text (one line, ≤ 1000 characters), long_text (≤ 20,000, line breaks kept), number (min, max, decimals), date (YYYY-MM-DD), datetime (ISO 8601 with an offset, kept in UTC), boolean, url (http or https), email, select and multi_select (options of the field's vocabulary), user (a member of the workspace)
+                             * @enum {unknown}
+                             */
+                            type: "text" | "long_text" | "number" | "date" | "datetime" | "boolean" | "url" | "email" | "select" | "multi_select" | "user";
+                            /** @description An edit may not leave it empty; assets without it are listed in missing_fields */
+                            required: boolean;
+                            help_text: string;
+                            /** @description What the field is set on */
+                            applies_to: ("assets" | "folders" | "collections")[];
+                            /**
+                             * @description The least role that may set its values (viewers never can)
+                             * @enum {unknown}
+                             */
+                            editable_by: "manager" | "admin";
+                            /** @description number fields: smallest value; null: none */
+                            min: number | null;
+                            /** @description number fields: largest value; null: none */
+                            max: number | null;
+                            /** @description number fields: decimal places; null for other types */
+                            decimals: number | null;
+                            /** @description Order in forms and lists, from 0 */
+                            position: number;
+                            /** @description Left out of forms and lists by default; values are kept and still read */
+                            hidden: boolean;
+                            /** @description No longer set: values are kept and read, new values are refused */
+                            retired: boolean;
+                            /** @description select and multi_select: the vocabulary, parents before children; [] for other types */
+                            options: {
+                                id: number;
+                                label: string;
+                                /** @description The option above it in a tree vocabulary (Region → Country → City); null at the top */
+                                parent_id: number | null;
+                                /** @description Order among its siblings, from 0 */
+                                position: number;
+                                /** @description Kept where it is set, no longer offered for new values */
+                                deprecated: boolean;
+                            }[];
+                            /** @description Values stored (a multi_select counts one per option) */
+                            value_count: number;
+                            /** @description Unix seconds */
+                            created_at: number;
+                            /** @description Unix seconds */
+                            modified_at: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    deleteField: {
+        parameters: {
+            query?: {
+                /** @description The field's key: without it (or with another) the answer is 409 CONFIRMATION_REQUIRED naming how many values would go */
+                confirm?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description This operation takes no body; an empty JSON object is accepted */
+        requestBody: {
+            content: {
+                "application/json": null | Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                            key: string;
+                            values_deleted: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    updateField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Not blank; no control or bidirectional-override characters */
+                    label?: string;
+                    /**
+                     * @description text (one line, ≤ 1000 characters), long_text (≤ 20,000, line breaks kept), number (min, max, decimals), date (YYYY-MM-DD), datetime (ISO 8601 with an offset, kept in UTC), boolean, url (http or https), email, select and multi_select (options of the field's vocabulary), user (a member of the workspace)
+                     * @enum {unknown}
+                     */
+                    type?: "text" | "long_text" | "number" | "date" | "datetime" | "boolean" | "url" | "email" | "select" | "multi_select" | "user";
+                    required?: boolean;
+                    /** @description Shown beside the input */
+                    help_text?: string;
+                    /** @description What the field is set on */
+                    applies_to?: ("assets" | "folders" | "collections")[];
+                    /**
+                     * @description The least role that may set its values (viewers never can)
+                     * @enum {unknown}
+                     */
+                    editable_by?: "manager" | "admin";
+                    /** @description number fields: the smallest value allowed; null: none */
+                    min?: number | null;
+                    /** @description number fields: the largest value allowed; null: none */
+                    max?: number | null;
+                    /** @description number fields: decimal places allowed (0: whole numbers); null: 0 */
+                    decimals?: number | null;
+                    /** @description The field's new place; the others move up or down */
+                    position?: number;
+                    hidden?: boolean;
+                    /** @description true retires the field (values kept, no new ones); false brings it back */
+                    retired?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            /** @description Stable, unique in the workspace and never reused (a deleted field keeps it): the name in custom_fields, filters and CSV */
+                            key: string;
+                            label: string;
+                            /**
+                             * @description text (one line, ≤ 1000 characters), long_text (≤ 20,000, line breaks kept), number (min, max, decimals), date (YYYY-MM-DD), datetime (ISO 8601 with an offset, kept in UTC), boolean, url (http or https), email, select and multi_select (options of the field's vocabulary), user (a member of the workspace)
+                             * @enum {unknown}
+                             */
+                            type: "text" | "long_text" | "number" | "date" | "datetime" | "boolean" | "url" | "email" | "select" | "multi_select" | "user";
+                            /** @description An edit may not leave it empty; assets without it are listed in missing_fields */
+                            required: boolean;
+                            help_text: string;
+                            /** @description What the field is set on */
+                            applies_to: ("assets" | "folders" | "collections")[];
+                            /**
+                             * @description The least role that may set its values (viewers never can)
+                             * @enum {unknown}
+                             */
+                            editable_by: "manager" | "admin";
+                            /** @description number fields: smallest value; null: none */
+                            min: number | null;
+                            /** @description number fields: largest value; null: none */
+                            max: number | null;
+                            /** @description number fields: decimal places; null for other types */
+                            decimals: number | null;
+                            /** @description Order in forms and lists, from 0 */
+                            position: number;
+                            /** @description Left out of forms and lists by default; values are kept and still read */
+                            hidden: boolean;
+                            /** @description No longer set: values are kept and read, new values are refused */
+                            retired: boolean;
+                            /** @description select and multi_select: the vocabulary, parents before children; [] for other types */
+                            options: {
+                                id: number;
+                                label: string;
+                                /** @description The option above it in a tree vocabulary (Region → Country → City); null at the top */
+                                parent_id: number | null;
+                                /** @description Order among its siblings, from 0 */
+                                position: number;
+                                /** @description Kept where it is set, no longer offered for new values */
+                                deprecated: boolean;
+                            }[];
+                            /** @description Values stored (a multi_select counts one per option) */
+                            value_count: number;
+                            /** @description Unix seconds */
+                            created_at: number;
+                            /** @description Unix seconds */
+                            modified_at: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    addFieldOption: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Not blank; no control or bidirectional-override characters */
+                    label: string;
+                    /** @description An option of the same field to put it under; null or omitted: top level */
+                    parent_id?: number | null;
+                    /** @description Place among its siblings; omitted: last */
+                    position?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            /** @description Stable, unique in the workspace and never reused (a deleted field keeps it): the name in custom_fields, filters and CSV */
+                            key: string;
+                            label: string;
+                            /**
+                             * @description text (one line, ≤ 1000 characters), long_text (≤ 20,000, line breaks kept), number (min, max, decimals), date (YYYY-MM-DD), datetime (ISO 8601 with an offset, kept in UTC), boolean, url (http or https), email, select and multi_select (options of the field's vocabulary), user (a member of the workspace)
+                             * @enum {unknown}
+                             */
+                            type: "text" | "long_text" | "number" | "date" | "datetime" | "boolean" | "url" | "email" | "select" | "multi_select" | "user";
+                            /** @description An edit may not leave it empty; assets without it are listed in missing_fields */
+                            required: boolean;
+                            help_text: string;
+                            /** @description What the field is set on */
+                            applies_to: ("assets" | "folders" | "collections")[];
+                            /**
+                             * @description The least role that may set its values (viewers never can)
+                             * @enum {unknown}
+                             */
+                            editable_by: "manager" | "admin";
+                            /** @description number fields: smallest value; null: none */
+                            min: number | null;
+                            /** @description number fields: largest value; null: none */
+                            max: number | null;
+                            /** @description number fields: decimal places; null for other types */
+                            decimals: number | null;
+                            /** @description Order in forms and lists, from 0 */
+                            position: number;
+                            /** @description Left out of forms and lists by default; values are kept and still read */
+                            hidden: boolean;
+                            /** @description No longer set: values are kept and read, new values are refused */
+                            retired: boolean;
+                            /** @description select and multi_select: the vocabulary, parents before children; [] for other types */
+                            options: {
+                                id: number;
+                                label: string;
+                                /** @description The option above it in a tree vocabulary (Region → Country → City); null at the top */
+                                parent_id: number | null;
+                                /** @description Order among its siblings, from 0 */
+                                position: number;
+                                /** @description Kept where it is set, no longer offered for new values */
+                                deprecated: boolean;
+                            }[];
+                            /** @description Values stored (a multi_select counts one per option) */
+                            value_count: number;
+                            /** @description Unix seconds */
+                            created_at: number;
+                            /** @description Unix seconds */
+                            modified_at: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    updateFieldOption: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                optionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Not blank; no control or bidirectional-override characters */
+                    label?: string;
+                    /** @description Moves it under another option of the field (not below itself); null: top level */
+                    parent_id?: number | null;
+                    position?: number;
+                    /** @description true: kept where set, no longer offered; false: offered again */
+                    deprecated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            /** @description Stable, unique in the workspace and never reused (a deleted field keeps it): the name in custom_fields, filters and CSV */
+                            key: string;
+                            label: string;
+                            /**
+                             * @description text (one line, ≤ 1000 characters), long_text (≤ 20,000, line breaks kept), number (min, max, decimals), date (YYYY-MM-DD), datetime (ISO 8601 with an offset, kept in UTC), boolean, url (http or https), email, select and multi_select (options of the field's vocabulary), user (a member of the workspace)
+                             * @enum {unknown}
+                             */
+                            type: "text" | "long_text" | "number" | "date" | "datetime" | "boolean" | "url" | "email" | "select" | "multi_select" | "user";
+                            /** @description An edit may not leave it empty; assets without it are listed in missing_fields */
+                            required: boolean;
+                            help_text: string;
+                            /** @description What the field is set on */
+                            applies_to: ("assets" | "folders" | "collections")[];
+                            /**
+                             * @description The least role that may set its values (viewers never can)
+                             * @enum {unknown}
+                             */
+                            editable_by: "manager" | "admin";
+                            /** @description number fields: smallest value; null: none */
+                            min: number | null;
+                            /** @description number fields: largest value; null: none */
+                            max: number | null;
+                            /** @description number fields: decimal places; null for other types */
+                            decimals: number | null;
+                            /** @description Order in forms and lists, from 0 */
+                            position: number;
+                            /** @description Left out of forms and lists by default; values are kept and still read */
+                            hidden: boolean;
+                            /** @description No longer set: values are kept and read, new values are refused */
+                            retired: boolean;
+                            /** @description select and multi_select: the vocabulary, parents before children; [] for other types */
+                            options: {
+                                id: number;
+                                label: string;
+                                /** @description The option above it in a tree vocabulary (Region → Country → City); null at the top */
+                                parent_id: number | null;
+                                /** @description Order among its siblings, from 0 */
+                                position: number;
+                                /** @description Kept where it is set, no longer offered for new values */
+                                deprecated: boolean;
+                            }[];
+                            /** @description Values stored (a multi_select counts one per option) */
+                            value_count: number;
+                            /** @description Unix seconds */
+                            created_at: number;
+                            /** @description Unix seconds */
+                            modified_at: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    mergeFieldOption: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                optionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The option of the same field that takes its values and children */
+                    into: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            field: {
+                                id: number;
+                                workspace_id: number;
+                                /** @description Stable, unique in the workspace and never reused (a deleted field keeps it): the name in custom_fields, filters and CSV */
+                                key: string;
+                                label: string;
+                                /**
+                                 * @description text (one line, ≤ 1000 characters), long_text (≤ 20,000, line breaks kept), number (min, max, decimals), date (YYYY-MM-DD), datetime (ISO 8601 with an offset, kept in UTC), boolean, url (http or https), email, select and multi_select (options of the field's vocabulary), user (a member of the workspace)
+                                 * @enum {unknown}
+                                 */
+                                type: "text" | "long_text" | "number" | "date" | "datetime" | "boolean" | "url" | "email" | "select" | "multi_select" | "user";
+                                /** @description An edit may not leave it empty; assets without it are listed in missing_fields */
+                                required: boolean;
+                                help_text: string;
+                                /** @description What the field is set on */
+                                applies_to: ("assets" | "folders" | "collections")[];
+                                /**
+                                 * @description The least role that may set its values (viewers never can)
+                                 * @enum {unknown}
+                                 */
+                                editable_by: "manager" | "admin";
+                                /** @description number fields: smallest value; null: none */
+                                min: number | null;
+                                /** @description number fields: largest value; null: none */
+                                max: number | null;
+                                /** @description number fields: decimal places; null for other types */
+                                decimals: number | null;
+                                /** @description Order in forms and lists, from 0 */
+                                position: number;
+                                /** @description Left out of forms and lists by default; values are kept and still read */
+                                hidden: boolean;
+                                /** @description No longer set: values are kept and read, new values are refused */
+                                retired: boolean;
+                                /** @description select and multi_select: the vocabulary, parents before children; [] for other types */
+                                options: {
+                                    id: number;
+                                    label: string;
+                                    /** @description The option above it in a tree vocabulary (Region → Country → City); null at the top */
+                                    parent_id: number | null;
+                                    /** @description Order among its siblings, from 0 */
+                                    position: number;
+                                    /** @description Kept where it is set, no longer offered for new values */
+                                    deprecated: boolean;
+                                }[];
+                                /** @description Values stored (a multi_select counts one per option) */
+                                value_count: number;
+                                /** @description Unix seconds */
+                                created_at: number;
+                                /** @description Unix seconds */
+                                modified_at: number;
+                            };
+                            /** @description Values that named the merged option and now name the target (duplicates on a multi_select are dropped) */
+                            values_moved: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12528,7 +14233,7 @@ export interface operations {
                                  * @description `<subject kind>.<verb>`
                                  * @enum {unknown}
                                  */
-                                action: "asset.upload" | "asset.update" | "asset.move" | "asset.trash" | "asset.restore" | "asset.delete" | "version.upload" | "version.restore" | "version.delete" | "folder.create" | "folder.update" | "folder.move" | "folder.trash" | "folder.restore" | "folder.delete" | "collection.create" | "collection.update" | "collection.trash" | "collection.restore" | "collection.delete" | "collection.add_assets" | "collection.remove_assets" | "member.add" | "member.remove" | "member.role" | "member.invite" | "member.uninvite" | "member.join" | "workspace.rename" | "workspace.settings" | "workspace.empty_trash" | "workspace.purge_trash" | "share.create" | "share.update" | "share.revoke";
+                                action: "asset.upload" | "asset.update" | "asset.move" | "asset.trash" | "asset.restore" | "asset.delete" | "version.upload" | "version.restore" | "version.delete" | "folder.create" | "folder.update" | "folder.move" | "folder.trash" | "folder.restore" | "folder.delete" | "collection.create" | "collection.update" | "collection.trash" | "collection.restore" | "collection.delete" | "collection.add_assets" | "collection.remove_assets" | "member.add" | "member.remove" | "member.role" | "member.invite" | "member.uninvite" | "member.join" | "workspace.rename" | "workspace.settings" | "workspace.empty_trash" | "workspace.purge_trash" | "share.create" | "share.update" | "share.revoke" | "field.create" | "field.update" | "field.delete" | "field.merge_options";
                                 actor: {
                                     /** @description The user; null for changes made by the system */
                                     id: number | null;
@@ -12540,7 +14245,7 @@ export interface operations {
                                      * @description user for member changes
                                      * @enum {unknown}
                                      */
-                                    kind: "asset" | "version" | "folder" | "collection" | "user" | "workspace" | "share" | "invitation";
+                                    kind: "asset" | "version" | "folder" | "collection" | "user" | "workspace" | "share" | "invitation" | "field";
                                     id: number;
                                     /** @description Its name after the change (before it, for a deletion); a version by its label */
                                     name: string;

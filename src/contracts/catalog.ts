@@ -4,6 +4,7 @@ import { METADATA_LIMITS } from '../http/json-limits.js';
 import { ErrorBody, Id as IdOf, NewVisibility, Paging, PlainName, SortBy, Tags, Visibility, VISIBILITY_MEANING } from '../http/schemas.js';
 import { EmbeddedMetadataProperty, EmbeddedPatchProperties, EmbeddedProperties } from './embedded-metadata.js';
 import { UnreadableProperties } from '../http/unreadable-schemas.js';
+import { CustomFieldProperties, CustomFieldsPatch } from './custom-fields.js';
 
 /**
  * TypeBox schemas of the catalog (assets, folders, collections), declared once:
@@ -67,8 +68,8 @@ export const AssetSchema = Type.Object({
 });
 export type AssetView = Static<typeof AssetSchema>;
 
-/** One asset as GET and PATCH /dam/assets/:id answer it: with the embedded tag set. */
-export const AssetDetailSchema = Type.Object({ ...AssetSchema.properties, ...EmbeddedMetadataProperty });
+/** One asset as GET and PATCH /dam/assets/:id answer it: with the embedded tag set and its custom fields (issue #30). */
+export const AssetDetailSchema = Type.Object({ ...AssetSchema.properties, ...EmbeddedMetadataProperty, ...CustomFieldProperties });
 export type AssetDetailView = Static<typeof AssetDetailSchema>;
 
 export const FolderSchema = Type.Object({
@@ -82,6 +83,9 @@ export const FolderSchema = Type.Object({
   modified_at: Unix,
 });
 export type FolderView = Static<typeof FolderSchema>;
+/** One folder as GET and PATCH /dam/folders/:id answer it: with its custom fields (issue #30). */
+export const FolderDetailSchema = Type.Object({ ...FolderSchema.properties, ...CustomFieldProperties });
+export type FolderDetailView = Static<typeof FolderDetailSchema>;
 
 /** A folder as GET /dam/folders lists it: with the number of what is directly in it (issue #27). */
 export const FolderListItemSchema = Type.Object({
@@ -109,6 +113,7 @@ export type CollectionView = Static<typeof CollectionSchema>;
 export const CollectionDetailSchema = Type.Object({
   ...collectionProperties,
   asset_ids: Type.Array(Type.Integer(), { description: 'Member assets in collection order' }),
+  ...CustomFieldProperties,
 });
 export type CollectionDetailView = Static<typeof CollectionDetailSchema>;
 
@@ -167,6 +172,7 @@ export const AssetPatchBody = Type.Object(
     folder_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'null moves the asset out of any folder' })),
     metadata: Type.Optional(Metadata),
     ...EmbeddedPatchProperties,
+    ...CustomFieldsPatch,
   },
   { ...strict, minProperties: 1 },
 );
@@ -198,6 +204,7 @@ export const FolderPatchBody = Type.Object(
     parent_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'null moves the folder to the top level' })),
     visibility: Type.Optional(Visibility),
     tags: Type.Optional(Tags),
+    ...CustomFieldsPatch,
   },
   { ...strict, minProperties: 1 },
 );
@@ -240,6 +247,7 @@ export const CollectionPatchBody = Type.Object(
     description: Type.Optional(Description()),
     visibility: Type.Optional(Visibility),
     tags: Type.Optional(Tags),
+    ...CustomFieldsPatch,
   },
   { ...strict, minProperties: 1 },
 );

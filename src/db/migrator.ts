@@ -33,6 +33,7 @@ import * as m0029 from './migrations/0029_share_expiry_cap.js';
 import * as m0030 from './migrations/0030_upload_bounds.js';
 import * as m0031 from './migrations/0031_user_locale.js';
 import * as m0032 from './migrations/0032_sweep_refusals.js';
+import * as m0033 from './migrations/0033_custom_fields.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -74,6 +75,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0030_upload_bounds': m0030,
   '0031_user_locale': m0031,
   '0032_sweep_refusals': m0032,
+  '0033_custom_fields': m0033,
 };
 
 class ListProvider implements MigrationProvider {

@@ -699,6 +699,57 @@ export interface SweepRefusalsTable {
   settled_at: number | null;
 }
 
+/** A workspace's custom field (migration 0033, issue #30); a deleted one keeps its row so its key is never reused. */
+export interface CustomFieldsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  key: string;
+  label: string;
+  type: string;
+  required: number;
+  help_text: string;
+  /** Comma-separated: assets, folders, collections. */
+  applies_to: string;
+  editable_by: 'manager' | 'admin';
+  per_version: number;
+  num_min: number | null;
+  num_max: number | null;
+  num_decimals: number | null;
+  position: number;
+  hidden: number;
+  retired_at: number | null;
+  deleted_at: number | null;
+  created_at: number;
+  modified_at: number;
+}
+
+/** An option of a select or multi_select field's vocabulary, a tree through parent_id (migration 0033). */
+export interface CustomFieldOptionsTable {
+  id: Generated<number>;
+  field_id: number;
+  parent_id: number | null;
+  label: string;
+  position: number;
+  deprecated_at: number | null;
+  created_at: number;
+}
+
+/** One custom value of an asset, folder or collection (migration 0033): the column of its type is set. */
+export interface CustomFieldValuesTable {
+  id: Generated<number>;
+  field_id: number;
+  workspace_id: number;
+  /** The search index's document key: ref_id * 4 + kind (src/search/collections.ts). */
+  doc_id: number;
+  asset_id: number | null;
+  folder_id: number | null;
+  collection_id: number | null;
+  text_value: string | null;
+  num_value: number | null;
+  option_id: number | null;
+  user_id: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -715,6 +766,9 @@ export interface Database {
   settings: SettingsTable;
   rate_limit_counters: RateLimitCountersTable;
   sweep_refusals: SweepRefusalsTable;
+  custom_fields: CustomFieldsTable;
+  custom_field_options: CustomFieldOptionsTable;
+  custom_field_values: CustomFieldValuesTable;
   object_deletions: ObjectDeletionsTable;
   user_identities: UserIdentitiesTable;
   social_used_tokens: SocialUsedTokensTable;

@@ -45,10 +45,16 @@ export const ACTIVITY_ACTIONS = [
   'share.create',
   'share.update',
   'share.revoke',
+  // issue #30: custom field definitions (subject kind `field`, named by its label); options added, renamed, moved or
+  // deprecated are field.update; values set on an asset, folder or collection are its own *.update (changes.custom_fields).
+  'field.create',
+  'field.update',
+  'field.delete',
+  'field.merge_options',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 
-export const SUBJECT_KINDS = ['asset', 'version', 'folder', 'collection', 'user', 'workspace', 'share', 'invitation'] as const;
+export const SUBJECT_KINDS = ['asset', 'version', 'folder', 'collection', 'user', 'workspace', 'share', 'invitation', 'field'] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 
 /**

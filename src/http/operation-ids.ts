@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 export const OPERATION_VERBS = [
   'get', 'list', 'create', 'update', 'delete', 'add', 'remove', 'upload', 'download', 'search', 'restore', 'empty',
   'start', 'complete', 'abort', 'cancel', 'sign', 'accept', 'check', 'validate', 'unlock', 'send', 'receive', 'confirm',
+  'merge',
 ] as const;
 
 /**
@@ -79,6 +80,15 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'DELETE /dam/collections/{id}': 'deleteCollection',
   'POST /dam/collections/{id}/assets': 'addCollectionAssets',
   'DELETE /dam/collections/{id}/assets': 'removeCollectionAssets',
+  // custom metadata (issue #30)
+  'GET /dam/fields': 'listFields',
+  'POST /dam/fields': 'createField',
+  'GET /dam/fields/{id}': 'getField',
+  'PATCH /dam/fields/{id}': 'updateField',
+  'DELETE /dam/fields/{id}': 'deleteField',
+  'POST /dam/fields/{id}/options': 'addFieldOption',
+  'PATCH /dam/fields/{id}/options/{optionId}': 'updateFieldOption',
+  'POST /dam/fields/{id}/options/{optionId}/merge': 'mergeFieldOption',
   // trash
   'GET /dam/trash': 'listTrash',
   'DELETE /dam/trash': 'emptyTrash',

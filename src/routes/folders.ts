@@ -9,6 +9,7 @@ import {
   FolderListQuery,
   FolderPatchBody,
   FolderListItemSchema,
+  FolderDetailSchema,
   FolderSchema,
   PageOf,
 } from '../contracts/catalog.js';
@@ -64,7 +65,7 @@ export const folderRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogServic
   app.get(
     '/dam/folders/:id',
     {
-      schema: { tags, summary: 'One folder (viewers and up)', description: NOT_VISIBLE, params: IdParams, response: { 200: Envelope(FolderSchema), ...catalogErrors } },
+      schema: { tags, summary: 'One folder with its custom fields (viewers and up)', description: NOT_VISIBLE, params: IdParams, response: { 200: Envelope(FolderDetailSchema), ...catalogErrors } },
     },
     async (req) => ok(await folders.get(req.caller, req.params.id)),
   );
@@ -74,7 +75,7 @@ export const folderRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogServic
     {
       schema: {
         tags,
-        summary: 'Rename, move or retag a folder (managers and admins)',
+        summary: 'Rename, move, retag a folder or set its custom fields (managers and admins)',
         description:
           'Only the properties sent change; at least one is required. parent_id null moves the folder to the top level. ' +
           'A folder cannot become its own ancestor: a parent_id equal to the folder or to one of its subfolders is 400 ' +
@@ -84,7 +85,7 @@ export const folderRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogServic
           NOT_VISIBLE,
         params: IdParams,
         body: FolderPatchBody,
-        response: { 200: Envelope(FolderSchema), ...catalogErrors },
+        response: { 200: Envelope(FolderDetailSchema), ...catalogErrors },
       },
     },
     async (req) => ok(await folders.update(req.caller, req.params.id, req.body)),

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { diffFields, diffMap } from '../domain/activity.js';
+import { diffFields, diffMap, type FieldChange } from '../domain/activity.js';
 import { EDITABLE_METADATA_FIELDS, type EditableMetadataField } from '../domain/embedded-metadata.js';
 import type { FileType, Orientation } from '../domain/file-types.js';
 import * as assets from '../repositories/assets.js';
@@ -15,6 +15,8 @@ import { ActivityService, assetSubject } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { badReference, folderFilter, listWindow, requirePermanentDeletion } from './catalog-access.js';
 import { loadVisibleAsset, requireSight } from './visibility.js';
+import { findRole } from '../repositories/workspaces.js';
+import { readOne, writeCustomFields } from './custom-fields/custom-values.js';
 
 /** The API shape of an asset (AssetSchema). storage_key and other internals stay out. */
 export function toAssetView(a: assets.AssetRecord): AssetView {
@@ -97,7 +99,8 @@ export class AssetService {
   /** One asset with its embedded tag set (GET and PATCH /dam/assets/:id). */
   async get(caller: Caller, id: number): Promise<AssetDetailView> {
     const asset = await this.load(caller, id, 'viewer');
-    return { ...toAssetView(asset), embedded_metadata: await findEmbeddedMetadata(this.ctx.db, asset.id) };
+    const [embedded, custom] = await Promise.all([findEmbeddedMetadata(this.ctx.db, asset.id), readOne(this.ctx.db, asset.workspace_id, 'asset', asset.id)]);
+    return { ...toAssetView(asset), embedded_metadata: embedded, ...custom };
   }
 
   async update(caller: Caller, id: number, body: Static<typeof AssetPatchBody>): Promise<AssetDetailView> {
@@ -110,19 +113,24 @@ export class AssetService {
       // The values before the change, read under the row lock so that the log's `before` is what this write replaced.
       await this.ctx.database.support.lockRow(trx, 'assets', id);
       const before = (await assets.findAsset(trx, id)) ?? asset;
-      const patch: assets.AssetPatch = { ...body, ...embeddedEdits(before, body) };
+      const { custom_fields: customFields, ...fields } = body;
+      const patch: assets.AssetPatch = { ...fields, ...embeddedEdits(before, fields) };
+      // Custom fields (issue #30) are checked and written first: a value refused leaves the whole PATCH undone.
+      const role = (await findRole(trx, ws, caller.id)) ?? 'viewer';
+      const custom = customFields ? await writeCustomFields(trx, ws, 'asset', id, role, customFields) : undefined;
       await assets.updateAsset(trx, ws, id, patch, this.ctx.now());
-      await this.recordEdit(trx, caller, before, patch);
+      await this.recordEdit(trx, caller, before, patch, custom);
     });
     return this.get(caller, id);
   }
 
   /** A folder change is a move (asset.move); the other fields an edit (asset.update): one entry each, when they changed. */
-  private async recordEdit(trx: Transaction<Database>, caller: Caller, before: assets.AssetRecord, patch: assets.AssetPatch): Promise<void> {
+  private async recordEdit(trx: Transaction<Database>, caller: Caller, before: assets.AssetRecord, patch: assets.AssetPatch, custom?: FieldChange): Promise<void> {
     const entry = { workspaceId: before.workspace_id, actor: caller, subject: assetSubject({ ...before, ...patch }), at: this.ctx.now() };
     const edited = diffFields<assets.AssetPatch>(before, patch, ['display_file_name', 'tags', 'visibility', ...EDITABLE_METADATA_FIELDS]);
     const metadata = patch.metadata && diffMap(before.metadata, patch.metadata);
     if (metadata) edited.metadata = metadata;
+    if (custom) edited.custom_fields = custom;
     await ActivityService.recordChanges(trx, { ...entry, action: 'asset.update', changes: edited });
     await ActivityService.recordChanges(trx, { ...entry, action: 'asset.move', changes: diffFields<assets.AssetPatch>(before, patch, ['folder_id']) });
   }

@@ -16,6 +16,8 @@ import type {
   PageView,
 } from '../contracts/catalog.js';
 import { requireRole } from './access.js';
+import { findRole } from '../repositories/workspaces.js';
+import { readOne, writeCustomFields } from './custom-fields/custom-values.js';
 import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { badReference, loadAuthorized, listWindow, requirePermanentDeletion } from './catalog-access.js';
@@ -81,8 +83,13 @@ export class CollectionService {
     return this.ctx.db.transaction().execute(async (trx) => {
       await this.ctx.database.support.lockRow(trx, 'workspaces', ws);
       const before = (await repo.findCollection(trx, id, ALL_ASSETS)) ?? c;
-      await repo.updateCollection(trx, ws, id, patch, this.ctx.now());
-      const changes = diffFields<repo.CollectionPatch>(before, patch, ['name', 'description', 'visibility', 'tags']);
+      const { custom_fields: customFields, ...fields } = patch;
+      // Custom fields (issue #30) first: a value refused leaves the whole PATCH undone.
+      const role = (await findRole(trx, ws, caller.id)) ?? 'viewer';
+      const custom = customFields ? await writeCustomFields(trx, ws, 'collection', id, role, customFields) : undefined;
+      await repo.updateCollection(trx, ws, id, fields, this.ctx.now());
+      const changes = diffFields<repo.CollectionPatch>(before, fields, ['name', 'description', 'visibility', 'tags']);
+      if (custom) changes.custom_fields = custom;
       const subject = collectionSubject({ ...before, ...patch });
       await ActivityService.recordChanges(trx, { workspaceId: ws, actor: caller, action: 'collection.update', subject, changes, at: this.ctx.now() });
       return this.detail(trx, id, ALL_ASSETS);
@@ -155,7 +162,7 @@ export class CollectionService {
     const c = await repo.findCollection(db, id, sight);
     if (!c) throw notFound('Collection'); // deleted concurrently
     const assetIds = await repo.collectionAssetIds(db, c.workspace_id, id, sight);
-    return { ...toCollectionView(c), asset_ids: assetIds };
+    return { ...toCollectionView(c), asset_ids: assetIds, ...(await readOne(db, c.workspace_id, 'collection', id)) };
   }
 
   private load(caller: Caller, id: number, min: 'viewer' | 'manager'): Promise<repo.CollectionRecord> {

@@ -8,7 +8,9 @@ import { appError } from '../errors.js';
 import { renumber } from '../repositories/collections.js';
 import * as folders from '../repositories/folders.js';
 import { trashFolderTree } from '../repositories/trash.js';
-import type { FolderCreateBody, FolderListItemView, FolderListQuery, FolderPatchBody, FolderView, PageView } from '../contracts/catalog.js';
+import type { FolderCreateBody, FolderDetailView, FolderListItemView, FolderListQuery, FolderPatchBody, FolderView, PageView } from '../contracts/catalog.js';
+import { findRole } from '../repositories/workspaces.js';
+import { readOne, writeCustomFields } from './custom-fields/custom-values.js';
 import { requireRole } from './access.js';
 import { ActivityService } from './activity-service.js';
 import type { Caller } from './auth-service.js';
@@ -83,11 +85,13 @@ export class FolderService {
     return toFolderView(created);
   }
 
-  async get(caller: Caller, id: number): Promise<FolderView> {
-    return toFolderView(await this.load(caller, id, 'viewer'));
+  /** One folder with its custom fields (GET and PATCH /dam/folders/:id). */
+  async get(caller: Caller, id: number): Promise<FolderDetailView> {
+    const folder = await this.load(caller, id, 'viewer');
+    return { ...toFolderView(folder), ...(await readOne(this.ctx.db, folder.workspace_id, 'folder', id)) };
   }
 
-  async update(caller: Caller, id: number, patch: Static<typeof FolderPatchBody>): Promise<FolderView> {
+  async update(caller: Caller, id: number, patch: Static<typeof FolderPatchBody>): Promise<FolderDetailView> {
     const folder = await this.load(caller, id, 'manager');
     const ws = folder.workspace_id;
     await this.inTreeLock(ws, async (trx) => {
@@ -99,10 +103,15 @@ export class FolderService {
         }
       }
       const before = (await folders.findFolder(trx, id)) ?? folder;
-      await folders.updateFolder(trx, ws, id, patch, this.ctx.now());
+      const { custom_fields: customFields, ...fields } = patch;
+      // Custom fields (issue #30) first: a value refused leaves the whole PATCH undone.
+      const role = (await findRole(trx, ws, caller.id)) ?? 'viewer';
+      const custom = customFields ? await writeCustomFields(trx, ws, 'folder', id, role, customFields) : undefined;
+      await folders.updateFolder(trx, ws, id, fields, this.ctx.now());
       // A parent change is a move (folder.move); name, visibility and tags an edit (folder.update; a rename shows in changes.name).
       const entry = { workspaceId: ws, actor: caller, subject: folderSubject({ ...before, ...patch }), at: this.ctx.now() };
-      const edited = diffFields<folders.FolderPatch>(before, patch, ['name', 'visibility', 'tags']);
+      const edited = diffFields<folders.FolderPatch>(before, fields, ['name', 'visibility', 'tags']);
+      if (custom) edited.custom_fields = custom;
       await ActivityService.recordChanges(trx, { ...entry, action: 'folder.update', changes: edited });
       await ActivityService.recordChanges(trx, { ...entry, action: 'folder.move', changes: diffFields<folders.FolderPatch>(before, patch, ['parent_id']) });
     });

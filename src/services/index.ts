@@ -21,6 +21,7 @@ import { JobAdminService } from './job-admin-service.js';
 import { IdempotencyService } from './idempotency-service.js';
 import { TrashService } from './trash-service.js';
 import { BulkService } from './bulk-service.js';
+import { FieldService } from './custom-fields/field-service.js';
 import { ActivityService } from './activity-service.js';
 import { ExifToolRunner } from '../media/exiftool.js';
 import { EmbeddedMetadataService } from './embedded-metadata-service.js';
@@ -83,6 +84,7 @@ export interface Services {
   idempotency: IdempotencyService;
   trash: TrashService;
   bulk: BulkService;
+  fields: FieldService;
   activity: ActivityService;
   /** The app's ExifTool processes (issue #12): buildApp ends them when the app closes. */
   exiftool: ExifToolRunner;
@@ -180,6 +182,7 @@ export function buildServices(ctx: AppContext): Services {
     idempotency: new IdempotencyService(ctx),
     trash: new TrashService(ctx, (ids, grant) => versions.currentLinks(ids, grant), sweepGuard),
     bulk: new BulkService(ctx, search),
+    fields: new FieldService(ctx),
     activity: new ActivityService(ctx),
     exiftool,
     embeddedMetadata: new EmbeddedMetadataService(ctx, store, exiftool),

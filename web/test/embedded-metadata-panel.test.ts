@@ -108,6 +108,8 @@ function asset(overrides: Partial<AssetDetail> = {}): AssetDetail {
     keywords: ['boats', 'harbour'],
     metadata_edited: [],
     metadata_version_id: 70,
+    custom_fields: {},
+    missing_fields: [],
     embedded_metadata: { 'EXIF:DateTimeOriginal': '2021:09:14 16:30:00' },
     ...overrides,
   };

@@ -61,6 +61,12 @@ export default {
       update: 'hat den Freigabelink {subject} geändert',
       revoke: 'hat den Freigabelink {subject} widerrufen',
     },
+    field: {
+      create: 'hat das benutzerdefinierte Feld {subject} angelegt',
+      update: 'hat das benutzerdefinierte Feld {subject} geändert',
+      delete: 'hat das benutzerdefinierte Feld {subject} samt seinen Werten gelöscht',
+      merge_options: 'hat Optionen des benutzerdefinierten Felds {subject} zusammengeführt',
+    },
   },
   detail: {
     renamed: 'hat {subject} umbenannt',

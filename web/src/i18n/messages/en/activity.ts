@@ -64,6 +64,12 @@ export default {
       update: 'changed the shared link {subject}',
       revoke: 'revoked the shared link {subject}',
     },
+    field: {
+      create: 'created the custom field {subject}',
+      update: 'changed the custom field {subject}',
+      delete: 'deleted the custom field {subject} and its values',
+      merge_options: 'merged options of the custom field {subject}',
+    },
   },
   /** More precise sentences, where the changes tell more. */
   detail: {

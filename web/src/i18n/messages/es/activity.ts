@@ -61,6 +61,12 @@ export default {
       update: 'cambió el enlace compartido {subject}',
       revoke: 'revocó el enlace compartido {subject}',
     },
+    field: {
+      create: 'creó el campo personalizado {subject}',
+      update: 'cambió el campo personalizado {subject}',
+      delete: 'eliminó el campo personalizado {subject} y sus valores',
+      merge_options: 'fusionó opciones del campo personalizado {subject}',
+    },
   },
   detail: {
     renamed: 'cambió el nombre de {subject}',

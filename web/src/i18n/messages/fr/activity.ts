@@ -61,6 +61,12 @@ export default {
       update: 'a modifié le lien de partage {subject}',
       revoke: 'a révoqué le lien de partage {subject}',
     },
+    field: {
+      create: 'a créé le champ personnalisé {subject}',
+      update: 'a modifié le champ personnalisé {subject}',
+      delete: 'a supprimé le champ personnalisé {subject} et ses valeurs',
+      merge_options: 'a fusionné des options du champ personnalisé {subject}',
+    },
   },
   detail: {
     renamed: 'a renommé {subject}',
