@@ -80,7 +80,7 @@ const NewOption = Type.Object(
 export const FieldCreateBody = Type.Object(
   {
     workspace_id: Id,
-    key: Type.String({ pattern: FIELD_KEY_PATTERN, description: 'a lowercase letter, then up to 63 lowercase letters, digits or _' }),
+    key: Type.String({ pattern: FIELD_KEY_PATTERN, maxLength: 64, description: 'a lowercase letter, then up to 63 lowercase letters, digits or _' }),
     label: Label,
     type: FieldTypeSchema,
     required: Type.Optional(Type.Boolean({ default: false })),
@@ -184,7 +184,7 @@ export const CustomValueWrite = Type.Union(
   [
     Type.Null(),
     Type.String({ maxLength: VALUE_LIMITS.long_text }),
-    Type.Number(),
+    Type.Number({ minimum: -1e15, maximum: 1e15 }),
     Type.Boolean(),
     Type.Array(WriteOption, { maxItems: VALUE_LIMITS.multi }),
     Type.Object({ id: Id }),

@@ -20,6 +20,7 @@ export const DOC_TAGS: readonly { name: string; description: string }[] = [
   { name: 'assets', description: 'Assets: list, read, edit, move' },
   { name: 'folders', description: 'Folders' },
   { name: 'collections', description: 'Curated collections' },
+  { name: 'fields', description: 'Custom metadata: the fields a workspace defines and their vocabularies (issue #30)' },
   { name: 'search', description: 'Typesense-style search with filters and facets' },
   { name: 'storage', description: 'Uploads (multipart, presigned parts) and downloads' },
   { name: 'versions', description: 'Version history of assets' },
