@@ -745,6 +745,8 @@ export interface CustomFieldValuesTable {
   folder_id: number | null;
   collection_id: number | null;
   text_value: string | null;
+  /** text_value with ASCII letters lower-cased (what filters compare). */
+  text_folded: string | null;
   num_value: number | null;
   option_id: number | null;
   user_id: number | null;

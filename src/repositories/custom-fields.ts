@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { DB } from '../db/database.js';
+import { foldAscii } from '../domain/ascii-fold.js';
 import type { CustomFieldOptionsTable, CustomFieldsTable, CustomFieldValuesTable } from '../db/schema.js';
 
 /** SQL of custom metadata (migration 0033, issue #30): field definitions, their options, and the values. */
@@ -15,6 +16,8 @@ export interface ValueTarget {
   id: number;
   docId: number;
 }
+
+const folded = (s: string | null | undefined) => (s == null ? null : foldAscii(s));
 
 // ---- fields ----
 
@@ -176,8 +179,10 @@ export async function multiValuedTargets(db: DB, fieldId: number): Promise<numbe
   return rows.length;
 }
 
-export async function updateValue(db: DB, id: number, patch: Updateable<CustomFieldValuesTable>): Promise<void> {
-  await db.updateTable('custom_field_values').set(patch).where('id', '=', id).execute();
+/** A value's columns after a type change (text_folded follows text_value). */
+export async function updateValue(db: DB, id: number, patch: Omit<Updateable<CustomFieldValuesTable>, 'text_folded'>): Promise<void> {
+  const fold = patch.text_value === undefined ? {} : { text_folded: folded(patch.text_value) };
+  await db.updateTable('custom_field_values').set({ ...patch, ...fold }).where('id', '=', id).execute();
 }
 
 export async function deleteFieldValues(db: DB, fieldId: number): Promise<number> {
@@ -203,7 +208,13 @@ export function documentValues(db: DB, docIds: readonly number[]) {
 export type DocumentValue = Awaited<ReturnType<typeof documentValues>>[number];
 
 /** Replaces a target's values of one field. */
-export async function replaceValues(db: DB, workspaceId: number, fieldId: number, target: ValueTarget, values: readonly Omit<NewValue, 'field_id' | 'workspace_id' | 'doc_id' | 'asset_id' | 'folder_id' | 'collection_id'>[]): Promise<void> {
+export async function replaceValues(
+  db: DB,
+  workspaceId: number,
+  fieldId: number,
+  target: ValueTarget,
+  values: readonly Omit<NewValue, 'field_id' | 'workspace_id' | 'doc_id' | 'asset_id' | 'folder_id' | 'collection_id' | 'text_folded'>[],
+): Promise<void> {
   await db.deleteFrom('custom_field_values').where('doc_id', '=', target.docId).where('field_id', '=', fieldId).execute();
   if (values.length === 0) return;
   await db
@@ -211,6 +222,7 @@ export async function replaceValues(db: DB, workspaceId: number, fieldId: number
     .values(
       values.map((v) => ({
         ...v,
+        text_folded: folded(v.text_value),
         field_id: fieldId,
         workspace_id: workspaceId,
         doc_id: target.docId,
@@ -227,4 +239,17 @@ export async function membersAmong(db: DB, workspaceId: number, userIds: readonl
   if (userIds.length === 0) return new Set();
   const rows = await db.selectFrom('workspace_members').select('user_id').where('workspace_id', '=', workspaceId).where('user_id', 'in', userIds).execute();
   return new Set(rows.map((r) => r.user_id));
+}
+
+/** The live fields (retired ones included) of these workspaces with one of these keys. */
+export function fieldsWithKeys(db: DB, workspaceIds: readonly number[], keys: readonly string[]): Promise<FieldRow[]> {
+  if (workspaceIds.length === 0 || keys.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('custom_fields')
+    .selectAll()
+    .where('workspace_id', 'in', workspaceIds)
+    .where('key', 'in', keys)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute();
 }

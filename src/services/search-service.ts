@@ -5,7 +5,8 @@ import { parseSearchSortOrder, type SearchSortOrder } from '../domain/sort-order
 import { notFound } from '../errors.js';
 import { COLLECTION_NAMES, KIND, type CollectionName } from '../search/collections.js';
 import { textSearchDialects, type TextSearchDialect } from '../search/dialects/index.js';
-import { compileFilter, predicateSql, requiredWords } from '../search/filter/index.js';
+import { bindCustomFields, compileFilter, customKeys, predicateSql, requiredWords, type Predicate } from '../search/filter/index.js';
+import { loadCustomCatalogue } from './custom-fields/custom-catalogue.js';
 import { foldAscii } from '../search/filter/bind.js';
 import { facetDialects, parseFacetBy, toFacetCounts, type FacetDialect, type FacetName } from '../search/facets/index.js';
 import { matchingIds, searchDocuments, suggestions, type DocumentRow, type MatchedIds, type SearchPlan } from '../search/repository.js';
@@ -155,9 +156,10 @@ export class SearchService {
    * request member in a filter's 400.
    */
   async matchingAssetIds(caller: Caller, workspaceId: number, search: { q?: string; filter_by?: string }, field: string, limit: number): Promise<MatchedIds> {
-    const predicate = compileFilter(search.filter_by, `${field}.filter_by`);
+    const compiled = compileFilter(search.filter_by, `${field}.filter_by`);
     const words = queryWords(search.q ?? '*');
     const { workspaceIds, viewer } = await this.workspaces(caller, workspaceId);
+    const predicate = await this.withCustomFields(compiled, workspaceIds, `${field}.filter_by`);
     const filter = predicate && predicateSql(predicate, workspaceIds, viewer);
     const plan: SearchPlan = { kind: KIND.digital_assets, workspaceIds, viewer, words, filter, required: requiredWords(predicate), sort: null };
     // The typo rule of a search (typo-search.ts), over ids instead of a page.
@@ -197,8 +199,10 @@ export class SearchService {
         };
         if (workspaceIds.length === 0) return result;
         const sort = query.sortBy ? parseSearchSortOrder(query.sortBy, LISTED[query.collection]) : null;
-        // The SQL once the workspaces are known: embedded-metadata filters read their tables within them.
-        const filter = predicate && predicateSql(predicate, workspaceIds, viewer);
+        // The SQL once the workspaces are known: embedded-metadata filters read their tables within them, and custom
+        // fields (issue #30) are those the workspaces define.
+        const bound = await this.withCustomFields(predicate, workspaceIds, query.filterField);
+        const filter = bound && predicateSql(bound, workspaceIds, viewer);
         const { fields, limit } = query.facets;
         const facets = fields.length ? { fields, limit, sample: this.ctx.config.searchFacetSample, dialect: this.facetDialect } : null;
         const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, viewer, words, filter, required, sort, facets };
@@ -212,6 +216,13 @@ export class SearchService {
         return { ...result, found, hits, facet_counts };
       }),
     );
+  }
+
+  /** The filter with its fields.<key> conditions checked against the searched workspaces' fields (issue #30). */
+  private async withCustomFields(predicate: Predicate | null, workspaceIds: readonly number[], requestField: string): Promise<Predicate | null> {
+    const keys = customKeys(predicate);
+    if (!predicate || keys.length === 0) return predicate;
+    return bindCustomFields(predicate, await loadCustomCatalogue(this.ctx.db, workspaceIds, keys, requestField), requestField);
   }
 
   /**

@@ -15,7 +15,8 @@ type AnyDB = Kysely<any>;
  * - `custom_field_values`: one row per value (a multi_select has one per option), on exactly one of asset, folder and
  *   collection (cascading with it), with the search index's document key `doc_id` (ref_id * 4 + kind,
  *   src/search/collections.ts) so that a filter joins `search_documents` without a trigger. A value lives in the
- *   column of its type: text (text, long_text, url, email, date as YYYY-MM-DD, datetime as ISO UTC), num (number,
+ *   column of its type: text (text, long_text, url, email, date as YYYY-MM-DD, datetime as ISO UTC; text_folded its
+ *   ASCII-lower-cased copy, what filters compare), num (number,
  *   boolean 0/1, datetime's Unix seconds, date's day number), option_id, user_id.
  */
 export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
@@ -64,6 +65,8 @@ export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
     .addColumn('folder_id', 'integer', (c) => c.references('folders.id').onDelete('cascade'))
     .addColumn('collection_id', 'integer', (c) => c.references('collections.id').onDelete('cascade'))
     .addColumn('text_value', 'text')
+    // text_value with ASCII letters lower-cased: what filters compare (as search_tags.tag_folded).
+    .addColumn('text_folded', 'text')
     .addColumn('num_value', 'double precision')
     .addColumn('option_id', 'integer', (c) => c.references('custom_field_options.id').onDelete('cascade'))
     .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade'))
@@ -71,7 +74,7 @@ export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
     .execute();
   // A document's values (reads, writes); the filters' lookups by field and value.
   await db.schema.createIndex('custom_field_values_doc_idx').on('custom_field_values').columns(['doc_id', 'field_id']).execute();
-  await db.schema.createIndex('custom_field_values_text_idx').on('custom_field_values').columns(['field_id', 'text_value', 'doc_id']).execute();
+  await db.schema.createIndex('custom_field_values_text_idx').on('custom_field_values').columns(['field_id', 'text_folded', 'doc_id']).execute();
   await db.schema.createIndex('custom_field_values_num_idx').on('custom_field_values').columns(['field_id', 'num_value', 'doc_id']).execute();
   await db.schema.createIndex('custom_field_values_option_idx').on('custom_field_values').columns(['option_id', 'doc_id']).execute();
   await db.schema.createIndex('custom_field_values_user_idx').on('custom_field_values').column('user_id').execute();

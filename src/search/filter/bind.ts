@@ -1,5 +1,7 @@
 import { FilterError, type Condition, type FilterNode, type ListItem, type ValueText } from './ast.js';
 import { FIELD_NAMES, FILTER_FIELDS, type FieldSpec } from './fields.js';
+import { foldAscii } from '../../domain/ascii-fold.js';
+import { bindCustom, CUSTOM_PREFIX, unboundCustom, type BoundCustom, type CustomCatalogue, type UnboundCustom } from './custom.js';
 
 /** A filter checked against the fields: every value has the field's type and every operator is allowed on it. */
 export type Predicate =
@@ -13,7 +15,10 @@ export type Predicate =
   /** Issue #27, unreadable:true: `negate` turns it into "not unreadable". */
   | { readonly type: 'flag'; readonly field: FieldSpec; readonly negate: boolean }
   | { readonly type: 'compare'; readonly field: FieldSpec; readonly op: '>' | '>=' | '<' | '<='; readonly value: number }
-  | { readonly type: 'number'; readonly field: FieldSpec; readonly negate: boolean; readonly values: readonly number[]; readonly ranges: readonly (readonly [number, number])[] };
+  | { readonly type: 'number'; readonly field: FieldSpec; readonly negate: boolean; readonly values: readonly number[]; readonly ranges: readonly (readonly [number, number])[] }
+  /** Issue #30, fields.<key>: unbound until the searched workspaces' fields are known (resolveCustomFields), then bound. */
+  | UnboundCustom
+  | BoundCustom;
 
 /**
  * A latitude/longitude box in degrees: south <= north; west > east is a box
@@ -27,13 +32,7 @@ export interface GeoBox {
   readonly east: number;
 }
 
-/**
- * Strings compare with ASCII letters folded to lower case, on both dialects
- * (SQLite's lower() folds ASCII only, so PostgreSQL does the same).
- */
-export function foldAscii(s: string): string {
-  return s.replace(/[A-Z]/g, (c) => c.toLowerCase());
-}
+export { foldAscii };
 
 function integer(v: ValueText, field: string): number {
   const n = /^-?\d{1,16}$/.test(v.text) ? Number(v.text) : NaN;
@@ -105,6 +104,7 @@ function bySeconds(p: Extract<Predicate, { type: 'number' | 'compare' }>): Predi
 }
 
 function bindCondition(c: Condition): Predicate {
+  if (c.field.startsWith(CUSTOM_PREFIX)) return unboundCustom(c);
   const bound = bindField(c);
   const field = FILTER_FIELDS[c.field];
   return field?.years && (bound.type === 'number' || bound.type === 'compare') ? bySeconds(bound) : bound;
@@ -112,7 +112,7 @@ function bindCondition(c: Condition): Predicate {
 
 function bindField(c: Condition): Predicate {
   const field = FILTER_FIELDS[c.field];
-  if (!field) throw new FilterError(`unknown field "${c.field}"; filterable fields: ${FIELD_NAMES.join(', ')}`, c.position);
+  if (!field) throw new FilterError(`unknown field "${c.field}"; filterable fields: ${FIELD_NAMES.join(', ')}, and fields.<key> for custom fields`, c.position);
   const negate = c.operator === ':!=';
   if (field.kind === 'collection') {
     if (c.operator !== ':=' && c.operator !== ':!=') {
@@ -187,4 +187,17 @@ function bindHash(c: Condition, kind: 'hash' | 'duplicate'): Predicate {
 export function bindFilter(node: FilterNode): Predicate {
   if (node.type === 'condition') return bindCondition(node);
   return { type: node.type, children: node.children.map(bindFilter) };
+}
+
+/** The custom field keys a filter names (fields.<key>), to load their definitions. */
+export function customKeys(p: Predicate | null): string[] {
+  if (!p) return [];
+  if (p.type === 'and' || p.type === 'or') return [...new Set(p.children.flatMap(customKeys))];
+  return p.type === 'custom' ? [p.key] : [];
+}
+
+/** The filter with every fields.<key> condition checked against its field (FilterError otherwise). */
+export function resolveCustomFields(p: Predicate, catalogue: CustomCatalogue): Predicate {
+  if (p.type === 'and' || p.type === 'or') return { type: p.type, children: p.children.map((c) => resolveCustomFields(c, catalogue)) };
+  return p.type === 'custom' ? bindCustom(p, catalogue) : p;
 }

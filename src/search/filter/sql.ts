@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { visibleInWorkspacesSql, type ViewerWorkspaces } from '../../domain/asset-visibility.js';
 import type { GeoBox, Predicate } from './bind.js';
+import type { BoundCustom } from './custom.js';
 import { KIND } from '../collections.js';
 import type { FieldSpec } from './fields.js';
 
@@ -82,6 +83,24 @@ function geoRows(box: GeoBox, workspaceIds: readonly number[]): RawBuilder<unkno
 }
 
 /**
+ * Issue #30: the documents with a value of the custom field(s) that passes the test (custom_field_values carries the
+ * index's doc_id; its (field_id, <column>, doc_id) indexes serve the lookup). The field ids are the searched
+ * workspaces' own, so no other workspace's rows are read.
+ */
+function customRows(p: BoundCustom): RawBuilder<unknown> {
+  const target = sql.ref(`v.${p.column}`);
+  let test: Condition;
+  if (p.test.kind === 'contains') test = any(p.test.values.map((v) => sql<SqlBool>`${target} LIKE ${containsPattern(v)} ESCAPE '\\'`));
+  else if (p.test.kind === 'compare') test = sql<SqlBool>`${target} ${OPERATORS[p.test.op]} ${p.test.value}`;
+  else {
+    const parts = p.test.values.length ? [oneOf(target, p.test.values)] : [];
+    for (const [from, to] of p.test.ranges) parts.push(sql<SqlBool>`${target} BETWEEN ${from} AND ${to}`);
+    test = any(parts);
+  }
+  return sql`SELECT v.doc_id FROM custom_field_values v WHERE ${oneOf(sql.ref('v.field_id'), p.fieldIds)} AND ${target} IS NOT NULL AND ${test}`;
+}
+
+/**
  * The SQL condition of a checked filter. `workspaceIds` are the caller's workspaces searched (never
  * empty): the embedded-metadata tables are read within them (their B-trees lead with the workspace).
  * `viewer`: those where the caller is a viewer, in which an asset a filter names (duplicate_of) counts
@@ -137,6 +156,11 @@ export function predicateSql(p: Predicate, workspaceIds: readonly number[], view
         WHERE u.workspace_id IN (${sql.join(workspaceIds)}) AND u.unreadable_reason IS NOT NULL`;
       return member(rows, p.negate);
     }
+    case 'custom':
+      // The service binds every fields.<key> before it asks for SQL (search-service.ts, resolveCustomFields).
+      throw new Error(`fields.${p.key} was not bound to its field`);
+    case 'custom-bound':
+      return member(customRows(p), p.negate);
     case 'collection': {
       // Members are assets; their doc_id is asset_id * 4 + the assets' kind (collections.ts). A collection
       // in the trash has no members here (its trashed members are not in the index anyway).
