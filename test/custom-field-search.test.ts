@@ -123,6 +123,34 @@ describe.each(dialects)('custom field filters on %s', (dialect) => {
     expect(await find('fields.campaign:=`Spring Launch`', viewer, ws, '/search-engine/search-folders')).toEqual(['Launch material']);
   });
 
+  it('counts facets of custom fields: options and users by id with their label or name, values as written', async () => {
+    const res = await call('POST', '/search-engine/search-assets', viewer, {
+      q: '*',
+      workspace_id_filter: ws,
+      facet_by: 'fields.region,fields.channels,fields.budget,fields.approved,fields.campaign,fields.photographer,fields.shot_on',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    type Counts = { field_name: string; counts: { value: string; count: number; id?: number }[] }[];
+    const facets = res.json<Envelope<{ facet_counts: Counts }>>().data.facet_counts;
+    const of = (name: string) => facets.find((f) => f.field_name === name)!.counts.map((c) => [c.value, c.count, ...(c.id === undefined ? [] : ['id'])]);
+    // Each item counts for the option it is set to (not its parents); ties by option id (the order they were made).
+    expect(of('fields.region')).toEqual([['France', 1, 'id'], ['Paris', 1, 'id'], ['Germany', 1, 'id'], ['Asia', 1, 'id']]);
+    expect(of('fields.channels')).toEqual([['Web', 2, 'id'], ['Print', 1, 'id']]);
+    expect(of('fields.budget')).toEqual([['0', 1], ['100', 1], ['250.5', 1], ['999.99', 1]]);
+    expect(of('fields.approved')).toEqual([['true', 2], ['false', 1]]);
+    expect(of('fields.campaign')).toEqual([['Spring Launch', 1], ['Summer', 1], ['spring sale', 1]]);
+    expect(of('fields.photographer')).toEqual([['Vic Viewer', 1, 'id']]);
+    expect(of('fields.shot_on')).toEqual([['2025-12-31', 1], ['2026-01-15', 1], ['2026-03-01', 1]]);
+    // With a filter and words: counted over what matches.
+    const filtered = await call('POST', '/search-engine/search-assets', viewer, { q: 'txt', workspace_id_filter: ws, filter_by: 'fields.region:=Europe', facet_by: 'fields.channels' });
+    expect(filtered.json<Envelope<{ facet_counts: Counts }>>().data.facet_counts[0]!.counts.map((c) => [c.value, c.count])).toEqual([['Web', 2], ['Print', 1]]);
+    const unknown = await call('POST', '/search-engine/search-assets', viewer, { q: '*', workspace_id_filter: ws, facet_by: 'fields.colour' });
+    expect(unknown.statusCode).toBe(400);
+    const body = unknown.json<{ field: string; error: string }>();
+    expect(body.field).toBe('facet_by');
+    expect(body.error).toMatch(/unknown custom field "colour"/);
+  });
+
   it('never reads another workspace: the same key there is its own field', async () => {
     expect(await find('fields.budget:=100', other, other.workspaceId)).toEqual(['z-theirs.txt']);
     // Across every workspace of a caller, a key typed differently is refused (one filter cannot mean both).

@@ -9395,7 +9395,7 @@ export interface operations {
                          * @default 1
                          */
                         page?: number;
-                        /** @description Fields to count values of over the whole filtered result (every page): a comma list of file_type, tags, orientation, visibility, camera_model, creator, taken_year. Visibility values are the stored integers ("0" public); taken_year is the UTC year of the date taken. Text values count as filters compare them (ASCII case folded: "Beach" and "beach" are one value, shown in its first spelling in byte order). Documents without a value are not counted; folders and collections have no orientation, camera, creator or date taken. An unknown name is 400. */
+                        /** @description Fields to count values of over the whole filtered result (every page): a comma list of file_type, tags, orientation, visibility, camera_model, creator, taken_year, and fields.<key> for a custom field of the searched workspaces (options and users counted by id, with the label or name as value; a multi_select item counts once per option). Visibility values are the stored integers ("0" public); taken_year is the UTC year of the date taken. Text values count as filters compare them (ASCII case folded: "Beach" and "beach" are one value, shown in its first spelling in byte order). Documents without a value are not counted; folders and collections have no orientation, camera, creator or date taken. An unknown name is 400. */
                         facet_by?: string;
                         /**
                          * @description Values per facet field: the most frequent first, ties by value (numbers by value, text by its bytes)
@@ -9520,8 +9520,10 @@ export interface operations {
                                     /** @description The value (no highlighting: facet values are not searched) */
                                     highlighted: string;
                                     value: string;
+                                    /** @description fields.<key> facets of select, multi_select and user fields: the option's or user's id (labels need not be unique across a tree) */
+                                    id?: number;
                                 }[];
-                                /** @description One of file_type, tags, orientation, visibility, camera_model, creator, taken_year, as asked */
+                                /** @description One of file_type, tags, orientation, visibility, camera_model, creator, taken_year or fields.<key>, as asked */
                                 field_name: string;
                                 /** @description true when the result has more matches than the server counts exactly (DAM_SEARCH_FACET_SAMPLE): the counts are then estimated from an even sample of the matches, scaled to found and rounded */
                                 sampled: boolean;
@@ -9623,7 +9625,7 @@ export interface operations {
                     per_page?: number;
                     /** @description One workspace id. Omitted: every workspace of the caller. A workspace the caller is not a member of is 404: a string of digits or a number */
                     workspace_id_filter?: string | number;
-                    /** @description Fields to count values of over the whole filtered result (every page): a comma list of file_type, tags, orientation, visibility, camera_model, creator, taken_year. Visibility values are the stored integers ("0" public); taken_year is the UTC year of the date taken. Text values count as filters compare them (ASCII case folded: "Beach" and "beach" are one value, shown in its first spelling in byte order). Documents without a value are not counted; folders and collections have no orientation, camera, creator or date taken. An unknown name is 400. */
+                    /** @description Fields to count values of over the whole filtered result (every page): a comma list of file_type, tags, orientation, visibility, camera_model, creator, taken_year, and fields.<key> for a custom field of the searched workspaces (options and users counted by id, with the label or name as value; a multi_select item counts once per option). Visibility values are the stored integers ("0" public); taken_year is the UTC year of the date taken. Text values count as filters compare them (ASCII case folded: "Beach" and "beach" are one value, shown in its first spelling in byte order). Documents without a value are not counted; folders and collections have no orientation, camera, creator or date taken. An unknown name is 400. */
                     facet_by?: string;
                     /**
                      * @description Values per facet field: the most frequent first, ties by value (numbers by value, text by its bytes)
@@ -9746,8 +9748,10 @@ export interface operations {
                                     /** @description The value (no highlighting: facet values are not searched) */
                                     highlighted: string;
                                     value: string;
+                                    /** @description fields.<key> facets of select, multi_select and user fields: the option's or user's id (labels need not be unique across a tree) */
+                                    id?: number;
                                 }[];
-                                /** @description One of file_type, tags, orientation, visibility, camera_model, creator, taken_year, as asked */
+                                /** @description One of file_type, tags, orientation, visibility, camera_model, creator, taken_year or fields.<key>, as asked */
                                 field_name: string;
                                 /** @description true when the result has more matches than the server counts exactly (DAM_SEARCH_FACET_SAMPLE): the counts are then estimated from an even sample of the matches, scaled to found and rounded */
                                 sampled: boolean;
@@ -9849,7 +9853,7 @@ export interface operations {
                     per_page?: number;
                     /** @description One workspace id. Omitted: every workspace of the caller. A workspace the caller is not a member of is 404: a string of digits or a number */
                     workspace_id_filter?: string | number;
-                    /** @description Fields to count values of over the whole filtered result (every page): a comma list of file_type, tags, orientation, visibility, camera_model, creator, taken_year. Visibility values are the stored integers ("0" public); taken_year is the UTC year of the date taken. Text values count as filters compare them (ASCII case folded: "Beach" and "beach" are one value, shown in its first spelling in byte order). Documents without a value are not counted; folders and collections have no orientation, camera, creator or date taken. An unknown name is 400. */
+                    /** @description Fields to count values of over the whole filtered result (every page): a comma list of file_type, tags, orientation, visibility, camera_model, creator, taken_year, and fields.<key> for a custom field of the searched workspaces (options and users counted by id, with the label or name as value; a multi_select item counts once per option). Visibility values are the stored integers ("0" public); taken_year is the UTC year of the date taken. Text values count as filters compare them (ASCII case folded: "Beach" and "beach" are one value, shown in its first spelling in byte order). Documents without a value are not counted; folders and collections have no orientation, camera, creator or date taken. An unknown name is 400. */
                     facet_by?: string;
                     /**
                      * @description Values per facet field: the most frequent first, ties by value (numbers by value, text by its bytes)
@@ -9972,8 +9976,10 @@ export interface operations {
                                     /** @description The value (no highlighting: facet values are not searched) */
                                     highlighted: string;
                                     value: string;
+                                    /** @description fields.<key> facets of select, multi_select and user fields: the option's or user's id (labels need not be unique across a tree) */
+                                    id?: number;
                                 }[];
-                                /** @description One of file_type, tags, orientation, visibility, camera_model, creator, taken_year, as asked */
+                                /** @description One of file_type, tags, orientation, visibility, camera_model, creator, taken_year or fields.<key>, as asked */
                                 field_name: string;
                                 /** @description true when the result has more matches than the server counts exactly (DAM_SEARCH_FACET_SAMPLE): the counts are then estimated from an even sample of the matches, scaled to found and rounded */
                                 sampled: boolean;
@@ -10075,7 +10081,7 @@ export interface operations {
                     per_page?: number;
                     /** @description One workspace id. Omitted: every workspace of the caller. A workspace the caller is not a member of is 404: a string of digits or a number */
                     workspace_id_filter?: string | number;
-                    /** @description Fields to count values of over the whole filtered result (every page): a comma list of file_type, tags, orientation, visibility, camera_model, creator, taken_year. Visibility values are the stored integers ("0" public); taken_year is the UTC year of the date taken. Text values count as filters compare them (ASCII case folded: "Beach" and "beach" are one value, shown in its first spelling in byte order). Documents without a value are not counted; folders and collections have no orientation, camera, creator or date taken. An unknown name is 400. */
+                    /** @description Fields to count values of over the whole filtered result (every page): a comma list of file_type, tags, orientation, visibility, camera_model, creator, taken_year, and fields.<key> for a custom field of the searched workspaces (options and users counted by id, with the label or name as value; a multi_select item counts once per option). Visibility values are the stored integers ("0" public); taken_year is the UTC year of the date taken. Text values count as filters compare them (ASCII case folded: "Beach" and "beach" are one value, shown in its first spelling in byte order). Documents without a value are not counted; folders and collections have no orientation, camera, creator or date taken. An unknown name is 400. */
                     facet_by?: string;
                     /**
                      * @description Values per facet field: the most frequent first, ties by value (numbers by value, text by its bytes)
@@ -10198,8 +10204,10 @@ export interface operations {
                                     /** @description The value (no highlighting: facet values are not searched) */
                                     highlighted: string;
                                     value: string;
+                                    /** @description fields.<key> facets of select, multi_select and user fields: the option's or user's id (labels need not be unique across a tree) */
+                                    id?: number;
                                 }[];
-                                /** @description One of file_type, tags, orientation, visibility, camera_model, creator, taken_year, as asked */
+                                /** @description One of file_type, tags, orientation, visibility, camera_model, creator, taken_year or fields.<key>, as asked */
                                 field_name: string;
                                 /** @description true when the result has more matches than the server counts exactly (DAM_SEARCH_FACET_SAMPLE): the counts are then estimated from an even sample of the matches, scaled to found and rounded */
                                 sampled: boolean;

@@ -253,3 +253,11 @@ export function fieldsWithKeys(db: DB, workspaceIds: readonly number[], keys: re
     .orderBy('id')
     .execute();
 }
+
+/** Users' display names (name, else e-mail) by id. */
+export async function userNames(db: DB, ids: readonly number[]): Promise<Map<number, string>> {
+  const wanted = [...new Set(ids.filter((id) => Number.isInteger(id)))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.selectFrom('users').select(['id', 'name', 'email']).where('id', 'in', wanted).execute();
+  return new Map(rows.map((r) => [r.id, r.name || r.email]));
+}

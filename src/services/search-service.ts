@@ -6,9 +6,9 @@ import { notFound } from '../errors.js';
 import { COLLECTION_NAMES, KIND, type CollectionName } from '../search/collections.js';
 import { textSearchDialects, type TextSearchDialect } from '../search/dialects/index.js';
 import { bindCustomFields, compileFilter, customKeys, predicateSql, requiredWords, type Predicate } from '../search/filter/index.js';
-import { loadCustomCatalogue } from './custom-fields/custom-catalogue.js';
+import { customFacetPlan, labelCustomFacets, loadCustomCatalogue } from './custom-fields/custom-catalogue.js';
 import { foldAscii } from '../search/filter/bind.js';
-import { facetDialects, parseFacetBy, toFacetCounts, type FacetDialect, type FacetName } from '../search/facets/index.js';
+import { facetDialects, isCustomFacet, parseFacetBy, toFacetCounts, type FacetDialect, type FacetField } from '../search/facets/index.js';
 import { matchingIds, searchDocuments, suggestions, type DocumentRow, type MatchedIds, type SearchPlan } from '../search/repository.js';
 import type { HelperBody, SearchBody, SearchDocument, SearchResponse, SearchResult } from '../search/schemas.js';
 import { queryWords } from '../search/text-query.js';
@@ -40,15 +40,17 @@ interface CollectionQuery {
 
 /** facet_by and max_facet_values (issue #12), checked. */
 interface FacetsAsked {
-  fields: FacetName[];
+  fields: FacetField[];
   limit: number;
+  /** The request member, for a 400 about a custom facet (fields.<key>) once the workspaces are known. */
+  field: string;
 }
 
 /** Typesense's default max_facet_values. */
 const DEFAULT_FACET_VALUES = 10;
 
 function facetsAsked(facetBy: string | undefined, maxValues: number | undefined, field: string): FacetsAsked {
-  return { fields: parseFacetBy(facetBy, field), limit: maxValues ?? DEFAULT_FACET_VALUES };
+  return { fields: parseFacetBy(facetBy, field), limit: maxValues ?? DEFAULT_FACET_VALUES, field };
 }
 
 /** Signed media URLs of assets' current versions, for the caller (`grant`: media URLs serve while it holds, media/links.ts). */
@@ -200,11 +202,15 @@ export class SearchService {
         if (workspaceIds.length === 0) return result;
         const sort = query.sortBy ? parseSearchSortOrder(query.sortBy, LISTED[query.collection]) : null;
         // The SQL once the workspaces are known: embedded-metadata filters read their tables within them, and custom
-        // fields (issue #30) are those the workspaces define.
-        const bound = await this.withCustomFields(predicate, workspaceIds, query.filterField);
-        const filter = bound && predicateSql(bound, workspaceIds, viewer);
+        // fields (issue #30) are those the workspaces define, for filters and facets alike.
         const { fields, limit } = query.facets;
-        const facets = fields.length ? { fields, limit, sample: this.ctx.config.searchFacetSample, dialect: this.facetDialect } : null;
+        const customFacets = fields.filter(isCustomFacet).map((f) => f.slice('fields.'.length));
+        const keys = [...new Set([...customKeys(predicate), ...customFacets])];
+        const catalogue = keys.length ? await loadCustomCatalogue(this.ctx.db, workspaceIds, keys, customFacets.length ? query.facets.field : query.filterField) : null;
+        const bound = predicate && catalogue && customKeys(predicate).length ? bindCustomFields(predicate, catalogue, query.filterField) : predicate;
+        const filter = bound && predicateSql(bound, workspaceIds, viewer);
+        const custom = catalogue && customFacets.length ? customFacetPlan(catalogue, customFacets, query.facets.field) : undefined;
+        const facets = fields.length ? { fields, limit, sample: this.ctx.config.searchFacetSample, dialect: this.facetDialect, custom } : null;
         const plan: SearchPlan = { kind: KIND[query.collection], workspaceIds, viewer, words, filter, required, sort, facets };
         const offset = (query.page - 1) * query.perPage;
         const { found, rows, facets: counted } = await forgiving(this.ctx.db, this.text, plan, query.typos, (p) =>
@@ -212,7 +218,8 @@ export class SearchService {
         );
         const links = query.collection === 'digital_assets' ? await this.assetLinks(rows.map((r) => r.id), { userId: caller.id }) : undefined;
         const hits = rows.map((row) => ({ document: { ...toSearchDocument(row), ...links?.get(row.id) } }));
-        const facet_counts = toFacetCounts(fields, counted?.rows ?? [], found, counted?.sampled ?? false);
+        const counts = toFacetCounts(fields, counted?.rows ?? [], found, counted?.sampled ?? false);
+        const facet_counts = catalogue && customFacets.length ? await labelCustomFacets(this.ctx.db, counts, catalogue) : counts;
         return { ...result, found, hits, facet_counts };
       }),
     );

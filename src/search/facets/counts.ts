@@ -1,10 +1,10 @@
-import type { FacetName } from './fields.js';
+import type { FacetField } from './fields.js';
 import type { FacetRow } from './sql.js';
 
 /** One field's counts, in Typesense's shape (`facet_counts[]` of a search result). */
 export interface FacetCounts {
-  counts: { count: number; highlighted: string; value: string }[];
-  field_name: FacetName;
+  counts: { count: number; highlighted: string; value: string; id?: number }[];
+  field_name: FacetField;
   sampled: boolean;
   stats: { total_values: number };
 }
@@ -15,7 +15,7 @@ export interface FacetCounts {
  * `found` and rounded (never below 1: the value does occur); `total_values` then counts the
  * values seen in the sample.
  */
-export function toFacetCounts(fields: readonly FacetName[], rows: readonly FacetRow[], found: number, sampled: boolean): FacetCounts[] {
+export function toFacetCounts(fields: readonly FacetField[], rows: readonly FacetRow[], found: number, sampled: boolean): FacetCounts[] {
   const size = Number(rows.find((r) => Number(r.f) === -1)?.n ?? 0);
   const scale = sampled && size > 0 ? found / size : 1;
   const ranked = rows

@@ -1,3 +1,4 @@
+import { isFieldKey } from '../../domain/custom-fields.js';
 import { appError } from '../../errors.js';
 
 /**
@@ -39,19 +40,26 @@ export const FACET_FIELDS: Readonly<Record<FacetName, FacetSpec>> = {
 
 const isFacetName = (name: string): name is FacetName => Object.hasOwn(FACET_FIELDS, name);
 
+/** A custom field's facet (issue #30): `fields.<key>`, counted by the field the searched workspaces give that key. */
+export type CustomFacetName = `fields.${string}`;
+export type FacetField = FacetName | CustomFacetName;
+export const CUSTOM_FACET_PREFIX = 'fields.';
+export const isCustomFacet = (name: string): name is CustomFacetName => name.startsWith(CUSTOM_FACET_PREFIX);
+const isCustomFacetName = (name: string): name is CustomFacetName => isCustomFacet(name) && isFieldKey(name.slice(CUSTOM_FACET_PREFIX.length));
+
 /**
  * `facet_by` as Typesense writes it: field names separated by commas, spaces
- * around them allowed. Blank is no facets; a name twice counts once, in the
+ * around them allowed; `fields.<key>` names a custom field (checked against the workspaces later). Blank is no facets; a name twice counts once, in the
  * order first given. An unknown or empty name is 400 naming the request field.
  */
-export function parseFacetBy(text: string | undefined, requestField: string): FacetName[] {
+export function parseFacetBy(text: string | undefined, requestField: string): FacetField[] {
   if (text === undefined || text.trim() === '') return [];
-  const names: FacetName[] = [];
+  const names: FacetField[] = [];
   for (const raw of text.split(',')) {
     const name = raw.trim();
-    if (!isFacetName(name)) {
+    if (!isFacetName(name) && !isCustomFacetName(name)) {
       const what = name === '' ? 'an empty field name' : `unknown facet field "${name.slice(0, 64)}"`;
-      throw appError('VALIDATION_ERROR', `${requestField}: ${what}; facet fields: ${FACET_NAMES.join(', ')}`, { field: requestField });
+      throw appError('VALIDATION_ERROR', `${requestField}: ${what}; facet fields: ${FACET_NAMES.join(', ')}, and fields.<key> for custom fields`, { field: requestField });
     }
     if (!names.includes(name)) names.push(name);
   }

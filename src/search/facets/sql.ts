@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { KIND } from '../collections.js';
 import type { FacetDialect } from './dialects.js';
-import { FACET_FIELDS, type FacetName } from './fields.js';
+import { FACET_FIELDS, isCustomFacet, type FacetField } from './fields.js';
 
 /**
  * The SQL that counts facet values (issue #12). It reads a relation `fx`
@@ -17,8 +17,16 @@ import { FACET_FIELDS, type FacetName } from './fields.js';
  * `rank` from 1.
  */
 
+/** A custom field's facet as the searched workspaces define it (issue #30): its type and the ids of its fields. */
+export interface CustomFacet {
+  readonly type: string;
+  readonly fieldIds: readonly number[];
+}
+
 export interface FacetPlan {
-  readonly fields: readonly FacetName[];
+  readonly fields: readonly FacetField[];
+  /** fields.<key> facets: each key's fields (the service resolves them; a key missing here is not counted). */
+  readonly custom?: ReadonlyMap<string, CustomFacet>;
   /** Values per field (max_facet_values). */
   readonly limit: number;
   /** Exact up to this many matches; beyond, estimated from a sample of about this many (see repository.ts). */
@@ -37,6 +45,7 @@ export interface FacetRow {
 /** search_documents columns the requested facets read, as `, a.col, …` (empty when none). */
 export function documentColumns(plan: FacetPlan, alias: string): RawBuilder<unknown> {
   const columns = plan.fields.flatMap((name) => {
+    if (isCustomFacet(name)) return [];
     const { source } = FACET_FIELDS[name];
     return source.table === 'documents' ? [source.column] : [];
   });
@@ -47,6 +56,7 @@ export function documentColumns(plan: FacetPlan, alias: string): RawBuilder<unkn
 function factsOf(plan: FacetPlan, kind: number) {
   if (kind !== KIND.digital_assets) return [];
   return plan.fields.flatMap((name) => {
+    if (isCustomFacet(name)) return [];
     const { source } = FACET_FIELDS[name];
     return source.table === 'facts' ? [source] : [];
   });
@@ -63,8 +73,38 @@ export function factsCte(plan: FacetPlan, kind: number): RawBuilder<unknown> {
   return sql`, fa AS (SELECT ${sql.raw(columns.join(', '))} FROM fx CROSS JOIN search_asset_facts a WHERE a.doc_id = fx.doc_id)`;
 }
 
+/**
+ * A custom field's groups (issue #30), through custom_field_values' (doc_id, field_id) index per counted document:
+ * options and users by id (the service puts labels and names on them), text by its folded form (shown in its first
+ * spelling), dates by day and datetimes by second (shown as stored, which orders as time does), numbers and booleans by
+ * value. A multi_select document counts once per option.
+ */
+function customGroups(facet: CustomFacet): RawBuilder<unknown> {
+  const ids = sql.join(facet.fieldIds.map((id) => sql.lit(id)));
+  const from = sql`FROM fx CROSS JOIN custom_field_values cv WHERE cv.doc_id = fx.doc_id AND cv.field_id IN (${ids})`;
+  switch (facet.type) {
+    case 'select':
+    case 'multi_select':
+      return sql`SELECT cv.option_id AS v, count(DISTINCT cv.doc_id) AS n ${from} GROUP BY cv.option_id`;
+    case 'user':
+      return sql`SELECT cv.user_id AS v, count(DISTINCT cv.doc_id) AS n ${from} GROUP BY cv.user_id`;
+    case 'number':
+    case 'boolean':
+      return sql`SELECT cv.num_value AS v, count(*) AS n ${from} GROUP BY cv.num_value`;
+    case 'date':
+    case 'datetime':
+      return sql`SELECT min(cv.text_value) AS v, count(*) AS n ${from} GROUP BY cv.num_value`;
+    default:
+      return sql`SELECT min(cv.text_value) AS v, count(*) AS n ${from} GROUP BY cv.text_folded`;
+  }
+}
+
 /** One field's groups: value `v` and count `n`. */
-function groups(plan: FacetPlan, name: FacetName, kind: number): RawBuilder<unknown> | null {
+function groups(plan: FacetPlan, name: FacetField, kind: number): RawBuilder<unknown> | null {
+  if (isCustomFacet(name)) {
+    const facet = plan.custom?.get(name.slice('fields.'.length));
+    return facet && facet.fieldIds.length ? customGroups(facet) : null;
+  }
   const { source } = FACET_FIELDS[name];
   switch (source.table) {
     case 'documents': {

@@ -2,6 +2,7 @@ import type { DB } from '../../db/database.js';
 import { hasOptions, type FieldType } from '../../domain/custom-fields.js';
 import { appError } from '../../errors.js';
 import * as repo from '../../repositories/custom-fields.js';
+import type { CustomFacet, FacetCounts } from '../../search/facets/index.js';
 import type { CustomCatalogue, CustomFieldSpec } from '../../search/filter/index.js';
 
 /**
@@ -32,3 +33,52 @@ export async function loadCustomCatalogue(db: DB, workspaceIds: readonly number[
   }
   return catalogue;
 }
+
+/** The fields.<key> facets of a search as the facet SQL needs them; a key no searched workspace has is 400 naming `requestField`. */
+export function customFacetPlan(catalogue: CustomCatalogue, keys: readonly string[], requestField: string): Map<string, CustomFacet> {
+  const plan = new Map<string, CustomFacet>();
+  for (const key of keys) {
+    const spec = catalogue.get(key);
+    if (!spec) {
+      throw appError('VALIDATION_ERROR', `${requestField}: unknown custom field "${key}" in the searched workspaces; GET /dam/fields lists them`, { field: requestField });
+    }
+    plan.set(key, { type: spec.type, fieldIds: spec.fieldIds });
+  }
+  return plan;
+}
+
+/**
+ * Custom facets' values as people read them: an option's label and a user's name (with `id`), a number as written, a
+ * boolean as true or false. Rows counted as ids whose option or user is gone meanwhile are left out.
+ */
+export async function labelCustomFacets(db: DB, counts: FacetCounts[], catalogue: CustomCatalogue): Promise<FacetCounts[]> {
+  const userIds = counts.flatMap((c) => (catalogue.get(keyOf(c.field_name))?.type === 'user' ? c.counts.map((v) => Number(v.value)) : []));
+  const users = await repo.userNames(db, userIds);
+  return counts.map((c) => {
+    const spec = catalogue.get(keyOf(c.field_name));
+    if (!spec || !c.field_name.startsWith('fields.')) return c;
+    const labelled = c.counts.flatMap((v) => {
+      const shown = (value: string, id?: number) => [{ ...v, value, highlighted: value, ...(id === undefined ? {} : { id }) }];
+      switch (spec.type) {
+        case 'select':
+        case 'multi_select': {
+          const option = spec.options.find((o) => o.id === Number(v.value));
+          return option ? shown(option.label, option.id) : [];
+        }
+        case 'user': {
+          const name = users.get(Number(v.value));
+          return name === undefined ? [] : shown(name, Number(v.value));
+        }
+        case 'number':
+          return shown(String(Number(v.value)));
+        case 'boolean':
+          return shown(Number(v.value) !== 0 ? 'true' : 'false');
+        default:
+          return [v];
+      }
+    });
+    return { ...c, counts: labelled };
+  });
+}
+
+const keyOf = (facetName: string) => facetName.slice('fields.'.length);
