@@ -225,3 +225,18 @@ export async function png(width: number, height: number, color: string): Promise
   const sharp = (await import('sharp')).default;
   return new Uint8Array(await sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer());
 }
+
+/**
+ * Evaluates `expression` (in-page source) until it answers something other than null or undefined, and answers that.
+ * Not page.waitForFunction: once its first try fails it polls through `new Function` in the page, which the client's
+ * Content-Security-Policy (no 'unsafe-eval') refuses; page.evaluate runs through the DevTools protocol instead.
+ */
+export async function pollInPage<T>(page: Page, expression: string, timeoutMs = 15_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await page.evaluate<T | null | undefined>(expression);
+    if (value !== null && value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`pollInPage: still nothing after ${timeoutMs} ms: ${expression.slice(0, 120)}`);
+    await page.waitForTimeout(100);
+  }
+}

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   hasChromium,
   png,
+  pollInPage,
   registerApi,
   screenshot,
   type Session,
@@ -277,7 +278,7 @@ describe.skipIf(!hasChromium)('the library, in chromium', () => {
       await page.locator('[data-version="v2"]').getByRole('button', { name: 'Preview v2' }).click();
       await page.getByText('Previewing v2').waitFor();
       // The preview shows v2's picture (green), not the current one (red).
-      const centre = await page.waitForFunction(`(() => {
+      const [r, g, b] = await pollInPage<[number, number, number]>(page, `(() => {
         const img = document.querySelector('figure.preview img');
         if (!img || !img.complete || !img.naturalWidth) return null;
         const canvas = document.createElement('canvas');
@@ -287,7 +288,6 @@ describe.skipIf(!hasChromium)('the library, in chromium', () => {
         ctx.drawImage(img, 0, 0);
         return Array.from(ctx.getImageData(img.naturalWidth / 2, img.naturalHeight / 2, 1, 1).data.slice(0, 3));
       })()`);
-      const [r, g, b] = (await centre.jsonValue()) as [number, number, number];
       expect(g).toBeGreaterThan(r + 50);
       expect(g).toBeGreaterThan(b + 50);
       await screenshot(page, 'asset-versions');
