@@ -620,6 +620,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dam/bulk/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set, clear, add to, remove from or find-and-replace custom fields on many assets (managers and admins)
+         * @description The assets: asset_ids (up to 1,000, answered one result each in order), or search (q and filter_by as in /search-engine/search-assets, less except_ids, at most DAM_BULK_SEARCH_MAX; answered with the failures only; 422 BULK_TOO_MANY_MATCHES over it). The operations are checked first, and any problem is 400 (or 403 for a field editable by admins) naming operations.<i> before anything changes: an unknown, retired or non-asset key, a key named twice, an op its type does not take (add/remove: multi_select; replace: text types). Then each asset is edited all-or-nothing: a value refused (a required field cleared, a deprecated option, a replace making an invalid URL) leaves that asset as it was and is reported ok false with its code; the others are written, 1,000 per transaction, each change in the activity log. The answer has the edit id for POST /dam/bulk/fields/{id}/undo.
+         */
+        post: operations["updateAssetFieldsInBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dam/bulk/fields/{id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo a bulk edit of custom fields (managers and admins)
+         * @description Puts back the values each asset held before the edit, on the assets whose values of those keys are still what the edit left; an asset changed since is left alone and reported (CONFLICT), as is one whose old value is no longer accepted (VALIDATION_ERROR). Each restore is in the activity log. Once only: again is 409 CONFLICT. An edit of a workspace the caller is not a member of answers 404 like a missing one.
+         */
+        post: operations["restoreBulkFieldEdit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/search-engine/search": {
         parameters: {
             query?: never;
@@ -9257,6 +9297,332 @@ export interface operations {
                             };
                             /** @description Values that named the merged option and now name the target (duplicates on a multi_select are dropped) */
                             values_moved: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    updateAssetFieldsInBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    workspaceId: number;
+                    /** @description Assets to edit; results come back in this order. Exactly one of asset_ids and search */
+                    asset_ids?: number[];
+                    /** @description Instead of asset_ids: every asset of the workspace this search finds for the caller (q and filter_by as in /search-engine/search-assets; omitted q: every asset), at most DAM_BULK_SEARCH_MAX (10,000 by default) after except_ids */
+                    search?: {
+                        /** @description * (or empty, or no letter or digit) matches everything. Otherwise every word must be a word of the display name, file name, description, tags, or an asset's embedded caption, creator, keywords, camera make and model or lens, the last word as a prefix. Words are runs of letters and digits; file names are also cut where letters meet digits, so 2041 finds IMG_2041.jpg and IMG2041.jpg. Case-insensitive. Typo-tolerant when nothing matches as typed (num_typos, min_len_1typo, min_len_2typo, typo_tokens_threshold): sunst finds sunset. */
+                        q?: string;
+                        /**
+                         * @description The only searchable field: display name, file name, description, tags, and an asset's embedded caption, creator, keywords, camera make and model, and lens
+                         * @enum {string}
+                         */
+                        query_by?: "search_name";
+                        /** @description Filter expression (the Typesense filter_by grammar). Fields: file_type, tags, orientation, visibility, modified_at, created_at, id, folder_id, collection_id, taken_at, taken_year, camera_make, camera_model, creator, keywords, gps, sha256, duplicate_of, unreadable. Operators := :!= :> :>= :< :<= and : (contains; equality on numbers), lists [a, b] (any of; with :!= none of), numeric ranges [a..b], `backtick-quoted` values, && and || with parentheses. A level may not mix && and || without parentheses. At most 100 operators. Text compares case-insensitively (ASCII letters). Embedded metadata of assets (absent on folders and collections; :!= matches documents without the value): taken_at and taken_year (numbers, Unix seconds and UTC year), camera_make, camera_model, creator (text), keywords (like tags: keywords:=[a, b]), and gps:[south, west, north, east], a box in degrees (west > east crosses the antimeridian; := inside, :!= outside or without a position). Duplicates of assets: sha256:=<64 hex digits> (the SHA-256 of the current file, null until the server has hashed it) and duplicate_of:=<asset id> (assets whose current file has that asset's SHA-256, the asset itself excluded); both := and :!= only. Unreadable files: unreadable:true is the assets whose current file the server could not read (see an asset's unreadable), unreadable:false the others; one value, true or false. A malformed expression is 400 with its position. */
+                        filter_by?: string;
+                    };
+                    /** @description search only: assets the search finds that are left alone */
+                    except_ids?: number[];
+                    /** @description Applied in order to each asset; one key at most once */
+                    operations: {
+                        /** @description A custom field of the workspace (GET /dam/fields) */
+                        key: string;
+                        /**
+                         * @description set: the value (as PATCH custom_fields takes it); clear: no value; add / remove: options of a multi_select (one, or a list); replace: in a text field, every occurrence of find (case-sensitive) becomes replace
+                         * @enum {unknown}
+                         */
+                        op: "set" | "clear" | "add" | "remove" | "replace";
+                        /** @description A value per the field's type (see CustomValueRead); null or blank text clears it */
+                        value?: null | string | number | boolean | (number | string | {
+                            id: number;
+                        })[] | {
+                            id: number;
+                        };
+                        find?: string;
+                        replace?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description The edit, for POST /dam/bulk/fields/{id}/undo */
+                            id: number;
+                            /** @description Assets the edit was tried on */
+                            matched: number;
+                            /** @description Of those, the ones now as the operations say (changed, or already so) */
+                            succeeded: number;
+                            /** @description Of those, the ones whose values changed (what an undo puts back) */
+                            changed: number;
+                            /** @description asset_ids: one per id, in the order given. search: only the assets the edit could not be done to (ok false) */
+                            results: {
+                                id: number;
+                                ok: boolean;
+                                /** @description When ok is false: a stable error code (NOT_FOUND, VALIDATION_ERROR) */
+                                code?: string;
+                                /** @description When ok is false: what went wrong */
+                                error?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error: a message naming the problem and a stable code */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        field?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: components["responses"]["DatabaseUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    restoreBulkFieldEdit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description This operation takes no body; an empty JSON object is accepted */
+        requestBody: {
+            content: {
+                "application/json": null | Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                            /** @description Assets whose values were put back */
+                            restored: number;
+                            /** @description The assets left as they are: changed since the edit (CONFLICT), deleted (NOT_FOUND), or refused (VALIDATION_ERROR) */
+                            results: {
+                                id: number;
+                                ok: boolean;
+                                /** @description When ok is false: a stable error code (NOT_FOUND, VALIDATION_ERROR) */
+                                code?: string;
+                                /** @description When ok is false: what went wrong */
+                                error?: string;
+                            }[];
                         };
                     };
                 };

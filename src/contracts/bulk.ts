@@ -14,7 +14,7 @@ const Action = Type.Union(
 export type BulkAction = Static<typeof Action>;
 
 /** The assets of a search-based request (issue #27): the text and filter of POST /search-engine/search-assets. */
-const BulkSearch = Type.Object(
+export const BulkSearch = Type.Object(
   { q: Type.Optional(Q), query_by: Type.Optional(QueryBy), filter_by: Type.Optional(Filter) },
   {
     additionalProperties: false,

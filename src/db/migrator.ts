@@ -34,6 +34,7 @@ import * as m0030 from './migrations/0030_upload_bounds.js';
 import * as m0031 from './migrations/0031_user_locale.js';
 import * as m0032 from './migrations/0032_sweep_refusals.js';
 import * as m0033 from './migrations/0033_custom_fields.js';
+import * as m0034 from './migrations/0034_bulk_field_edits.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type DialectMigration = { up(db: Kysely<any>, d: DialectSupport): Promise<void> };
@@ -76,6 +77,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0031_user_locale': m0031,
   '0032_sweep_refusals': m0032,
   '0033_custom_fields': m0033,
+  '0034_bulk_field_edits': m0034,
 };
 
 class ListProvider implements MigrationProvider {

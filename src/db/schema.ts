@@ -752,6 +752,27 @@ export interface CustomFieldValuesTable {
   user_id: number | null;
 }
 
+/** A bulk edit of custom fields (migration 0034, issue #30); undone_at once undone. */
+export interface BulkFieldEditsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  user_id: number | null;
+  /** JSON: the operations as sent. */
+  operations: string;
+  matched: number;
+  succeeded: number;
+  created_at: number;
+  undone_at: number | null;
+}
+
+/** One asset a bulk edit changed: its values of the keys touched, before and after (JSON, as PATCH writes them). */
+export interface BulkFieldEditItemsTable {
+  edit_id: number;
+  asset_id: number;
+  before: string;
+  after: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -771,6 +792,8 @@ export interface Database {
   custom_fields: CustomFieldsTable;
   custom_field_options: CustomFieldOptionsTable;
   custom_field_values: CustomFieldValuesTable;
+  bulk_field_edits: BulkFieldEditsTable;
+  bulk_field_edit_items: BulkFieldEditItemsTable;
   object_deletions: ObjectDeletionsTable;
   user_identities: UserIdentitiesTable;
   social_used_tokens: SocialUsedTokensTable;

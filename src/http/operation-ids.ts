@@ -89,6 +89,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /dam/fields/{id}/options': 'addFieldOption',
   'PATCH /dam/fields/{id}/options/{optionId}': 'updateFieldOption',
   'POST /dam/fields/{id}/options/{optionId}/merge': 'mergeFieldOption',
+  'POST /dam/bulk/fields': 'updateAssetFieldsInBulk',
+  'POST /dam/bulk/fields/{id}/undo': 'restoreBulkFieldEdit',
   // trash
   'GET /dam/trash': 'listTrash',
   'DELETE /dam/trash': 'emptyTrash',

@@ -4,6 +4,7 @@ import { assetRoutes } from './assets.js';
 import { bulkRoutes } from './bulk.js';
 import { collectionRoutes } from './collections.js';
 import { customFieldRoutes } from './custom-fields.js';
+import { bulkFieldRoutes } from './bulk-fields.js';
 import { folderRoutes } from './folders.js';
 import { trashRoutes } from './trash.js';
 
@@ -15,4 +16,5 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   await app.register(trashRoutes, { trash: services.trash });
   await app.register(bulkRoutes, { bulk: services.bulk });
   await app.register(customFieldRoutes, { fields: services.fields });
+  await app.register(bulkFieldRoutes, { bulkFields: services.bulkFields });
 };

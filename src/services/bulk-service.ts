@@ -5,7 +5,6 @@ import { diffFields } from '../domain/activity.js';
 import * as assets from '../repositories/assets.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
 import { trashAssets } from '../repositories/trash.js';
-import { appError } from '../errors.js';
 import type { BulkAction, BulkRequest, BulkResultsView } from '../contracts/bulk.js';
 import type { ItemResult } from '../contracts/trash.js';
 import { requireRole } from './access.js';
@@ -13,6 +12,7 @@ import { ActivityService, assetSubject } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { badReference } from './catalog-access.js';
 import type { SearchService } from './search-service.js';
+import { checkSelection, searchedAssets } from './bulk-selection.js';
 
 /** The most tags an asset may carry (as PATCH /dam/assets/:id allows). */
 const MAX_TAGS = 100;
@@ -27,14 +27,6 @@ const FIELD_OF: Record<BulkAction, Field | null> = { delete: null, move: 'folder
  * asset_ids request (at most 1,000) is one chunk.
  */
 const CHUNK = 1000;
-
-/** Exactly one of asset_ids and search; except_ids only with search. */
-function checkSelection(body: BulkRequest): void {
-  if ((body.asset_ids === undefined) === (body.search === undefined)) {
-    throw badReference('asset_ids', 'give exactly one of asset_ids and search');
-  }
-  if (body.except_ids !== undefined && body.search === undefined) throw badReference('except_ids', 'taken only with search');
-}
 
 /** Which field an action is missing, or carries without taking it: the first 400 of an ill-formed combination. */
 function checkCombination(body: BulkRequest): void {
@@ -75,34 +67,12 @@ export class BulkService {
     checkCombination(body);
     await requireRole(this.ctx.db, body.workspaceId, caller.id, 'manager');
     if (body.asset_ids) return { results: await this.runChunk(caller, body, body.asset_ids) };
-    const ids = await this.matched(caller, body);
+    const ids = await searchedAssets(this.ctx, this.search, caller, body);
     const failed: ItemResult[] = [];
     for (let at = 0; at < ids.length; at += CHUNK) {
       failed.push(...(await this.runChunk(caller, body, ids.slice(at, at + CHUNK))).filter((r) => !r.ok));
     }
     return { results: failed, matched: ids.length, succeeded: ids.length - failed.length };
-  }
-
-  /**
-   * The assets a search-based request acts on: what the search finds for the caller (visibility rule and all), in
-   * id order, less except_ids; over the cap a 422 before anything is written.
-   */
-  private async matched(caller: Caller, body: BulkRequest): Promise<number[]> {
-    const max = this.ctx.config.bulkSearchMax;
-    const except = new Set(body.except_ids ?? []);
-    // Reading except_ids.length more than the cap tells exactly whether what remains is over it.
-    const { found, ids } = await this.search.matchingAssetIds(caller, body.workspaceId, body.search ?? {}, 'search', max + except.size);
-    const kept = ids.filter((id) => !except.has(id));
-    if (found > ids.length || kept.length > max) {
-      const outside = found > ids.length ? `at least ${found - except.size}` : String(kept.length);
-      const besides = except.size ? ` (${outside} besides except_ids)` : '';
-      throw appError('BULK_TOO_MANY_MATCHES', `search: the search matches ${found} assets${besides}; one bulk action takes at most ${max}: narrow the search`, {
-        field: 'search',
-        found,
-        max,
-      });
-    }
-    return kept;
   }
 
   /** The action on up to CHUNK ids, in one transaction under the workspace lock; a result per id in the order given. */

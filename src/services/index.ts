@@ -22,6 +22,7 @@ import { IdempotencyService } from './idempotency-service.js';
 import { TrashService } from './trash-service.js';
 import { BulkService } from './bulk-service.js';
 import { FieldService } from './custom-fields/field-service.js';
+import { BulkFieldService } from './custom-fields/bulk-field-service.js';
 import { ActivityService } from './activity-service.js';
 import { ExifToolRunner } from '../media/exiftool.js';
 import { EmbeddedMetadataService } from './embedded-metadata-service.js';
@@ -85,6 +86,7 @@ export interface Services {
   trash: TrashService;
   bulk: BulkService;
   fields: FieldService;
+  bulkFields: BulkFieldService;
   activity: ActivityService;
   /** The app's ExifTool processes (issue #12): buildApp ends them when the app closes. */
   exiftool: ExifToolRunner;
@@ -183,6 +185,7 @@ export function buildServices(ctx: AppContext): Services {
     trash: new TrashService(ctx, (ids, grant) => versions.currentLinks(ids, grant), sweepGuard),
     bulk: new BulkService(ctx, search),
     fields: new FieldService(ctx),
+    bulkFields: new BulkFieldService(ctx, search),
     activity: new ActivityService(ctx),
     exiftool,
     embeddedMetadata: new EmbeddedMetadataService(ctx, store, exiftool),
