@@ -133,6 +133,9 @@ describe.each(dialects)('assets on %s', (dialect) => {
           keywords: [],
           metadata_edited: [],
           embedded_metadata: {},
+          // Custom fields (issue #30): none defined in this workspace.
+          custom_fields: {},
+          missing_fields: [],
           // Issue #27: nothing found wrong with the file.
           unreadable: false,
           unreadable_reason: null,

@@ -46,6 +46,8 @@ describe.each(dialects)('collections on %s', (dialect) => {
           tags: ['2025'],
           asset_count: 0,
           asset_ids: [],
+          custom_fields: {},
+          missing_fields: [],
           created_at: expect.any(Number) as number,
           modified_at: data.created_at,
         },

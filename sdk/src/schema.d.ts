@@ -4846,6 +4846,21 @@ export interface operations {
                                 metadata_edited: ("caption" | "creator" | "copyright" | "usage_terms")[];
                                 /** @description The version whose file the fields above were read from; null until the first read finished. A new version is read by a job shortly after it becomes current; until then the fields are those of the previous file. */
                                 metadata_version_id: number | null;
+                                /** @description Custom field values by key (issue #30; GET /dam/fields defines them); a field without a value is left out */
+                                custom_fields: {
+                                    [key: string]: string | number | boolean | {
+                                        id: number;
+                                        label: string;
+                                    } | {
+                                        id: number;
+                                        label: string;
+                                    }[] | {
+                                        id: number;
+                                        name: string;
+                                    };
+                                };
+                                /** @description Keys of required fields (not retired) that apply here and have no value: the item is incomplete while this is not empty */
+                                missing_fields: string[];
                             }[];
                             page: number;
                             per_page: number;

@@ -68,6 +68,10 @@ export const AssetSchema = Type.Object({
 });
 export type AssetView = Static<typeof AssetSchema>;
 
+/** An asset as GET /dam/assets lists it: with its custom fields (issue #30). */
+export const AssetListItemSchema = Type.Object({ ...AssetSchema.properties, ...CustomFieldProperties });
+export type AssetListItemView = Static<typeof AssetListItemSchema>;
+
 /** One asset as GET and PATCH /dam/assets/:id answer it: with the embedded tag set and its custom fields (issue #30). */
 export const AssetDetailSchema = Type.Object({ ...AssetSchema.properties, ...EmbeddedMetadataProperty, ...CustomFieldProperties });
 export type AssetDetailView = Static<typeof AssetDetailSchema>;

@@ -5,7 +5,7 @@ import { Envelope, IdParams, ok } from '../http/schemas.js';
 import type { AnswerCache } from '../domain/answer-cache.js';
 import type { FreshReads } from '../services/fresh-reads.js';
 import type { CatalogService } from '../services/catalog-service.js';
-import { AssetDetailSchema, AssetListQuery, AssetPatchBody, AssetSchema, catalogErrors, Deleted, PageOf, PermanentQuery } from '../contracts/catalog.js';
+import { AssetDetailSchema, AssetListItemSchema, AssetListQuery, AssetPatchBody, catalogErrors, Deleted, PageOf, PermanentQuery } from '../contracts/catalog.js';
 
 const NOT_VISIBLE =
   'An asset that does not exist, an asset of a workspace the caller is not a member of and a private asset the caller may not see ' +
@@ -38,7 +38,7 @@ export const assetRoutes: FastifyPluginCallbackTypebox<{ catalog: CatalogService
           'Unknown query parameters are rejected (400). Assets in the trash are not listed (GET /dam/trash). ' +
           PRIVATE_ASSETS,
         querystring: AssetListQuery,
-        response: { 200: Envelope(PageOf(AssetSchema)), ...catalogErrors },
+        response: { 200: Envelope(PageOf(AssetListItemSchema)), ...catalogErrors },
       },
     },
     async (req, reply) => {

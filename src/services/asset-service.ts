@@ -10,13 +10,13 @@ import { findEmbeddedMetadata } from '../repositories/embedded-metadata.js';
 import * as collections from '../repositories/collections.js';
 import * as trash from '../repositories/trash.js';
 import { folderExistsInWorkspace } from '../repositories/folders.js';
-import type { AssetDetailView, AssetListQuery, AssetPatchBody, AssetView, PageView } from '../contracts/catalog.js';
+import type { AssetDetailView, AssetListItemView, AssetListQuery, AssetPatchBody, AssetView, PageView } from '../contracts/catalog.js';
 import { ActivityService, assetSubject } from './activity-service.js';
 import type { Caller } from './auth-service.js';
 import { badReference, folderFilter, listWindow, requirePermanentDeletion } from './catalog-access.js';
 import { loadVisibleAsset, requireSight } from './visibility.js';
 import { findRole } from '../repositories/workspaces.js';
-import { readOne, writeCustomFields } from './custom-fields/custom-values.js';
+import { readCustomFields, readOne, writeCustomFields } from './custom-fields/custom-values.js';
 
 /** The API shape of an asset (AssetSchema). storage_key and other internals stay out. */
 export function toAssetView(a: assets.AssetRecord): AssetView {
@@ -80,7 +80,7 @@ function embeddedEdits(before: assets.AssetRecord, patch: Static<typeof AssetPat
 export class AssetService {
   constructor(private readonly ctx: AppContext) {}
 
-  async list(caller: Caller, q: Static<typeof AssetListQuery>): Promise<PageView<AssetView>> {
+  async list(caller: Caller, q: Static<typeof AssetListQuery>): Promise<PageView<AssetListItemView>> {
     const { db } = this.ctx;
     const sight = await requireSight(db, q.workspaceId, caller.id);
     const folderId = folderFilter(q.folder_id);
@@ -93,7 +93,9 @@ export class AssetService {
     const w = listWindow(q, 'assets');
     // A viewer's page and total hold the public assets and their own private ones (domain/asset-visibility.ts).
     const { items, total } = await assets.listAssets(db, q.workspaceId, folderId, w, sight, q.recursive === true);
-    return { items: items.map(toAssetView), page: w.page, per_page: w.per_page, total };
+    // Custom fields (issue #30) of the page's assets, in one read.
+    const custom = await readCustomFields(db, q.workspaceId, 'asset', items.map((a) => a.id));
+    return { items: items.map((a) => ({ ...toAssetView(a), ...custom.get(a.id)! })), page: w.page, per_page: w.per_page, total };
   }
 
   /** One asset with its embedded tag set (GET and PATCH /dam/assets/:id). */

@@ -45,6 +45,8 @@ function asset(overrides: Partial<Asset> = {}): Asset {
     sha256: null,
     unreadable: false,
     unreadable_reason: null,
+    custom_fields: {},
+    missing_fields: [],
     ...NO_EMBEDDED,
     ...overrides,
   };
