@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:search [-- --count <n>] [--reps <n>] [--dir <path>] [--fresh] [--facets-only | --typos-only]`
+// `npm run bench:search [-- --count <n>] [--reps <n>] [--dir <path>] [--fresh] [--facets-only | --typos-only | --custom-only]`
 //
 // Generates N synthetic assets (default 1,000,000; see bench-search-data.mjs)
 // with direct SQL inserts, the search triggers indexing every row, then runs
@@ -19,6 +19,12 @@
 // beside the same query without (in turns); target: faceted p95 <= 2 x plain p95, both databases.
 // Then typo shapes (issue #27): 1- and 2-typo queries, each timed in turns with the exact query that finds the
 // same documents; target: typo p95 <= 1.5 x exact p95 (--typos-only: just these).
+// Then custom fields (issue #30; region, budget and campaign, seeded by bench-search-custom.mjs, also into a reused
+// database that lacks them): two custom-field filters, selective (a city && a budget range) and broad (a region, with
+// its countries and cities, && budget >=), each in turns with built-in filters of similar selectivity (a camera model
+// && a taken_at range); and facet_by fields.campaign on a selective and two broad queries, in turns with facet_by
+// camera_model and with no facets. Targets: custom p95 <= 1.5 x the built-in p95, and <= 30 ms selective / 200 ms
+// broad on SQLite at 1,000,000 (--custom-only: just these).
 // A measurement, not a test: it exits 0 below target.
 import { Buffer } from 'node:buffer';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -31,6 +37,7 @@ import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { CompiledQuery, Kysely } from 'kysely';
 import pg from 'pg';
+import { CUSTOM, seedCustomPostgres, seedCustomSqlite } from './bench-search-custom.mjs';
 import { loadPostgres, loadSqlite, LOAD_NOW } from './bench-search-load.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,6 +55,8 @@ const { values: opts } = parseArgs({
     'facets-only': { type: 'boolean', default: false },
     // Only the typo shapes (issue #27), each in turns with its exact query; no other shape, no facets.
     'typos-only': { type: 'boolean', default: false },
+    // Only the custom-field shapes (issue #30), each in turns with its built-in equivalent.
+    'custom-only': { type: 'boolean', default: false },
   },
 });
 const count = Number(opts.count);
@@ -68,7 +77,9 @@ async function prepareDatabase() {
   if (!pgUrl) {
     const file = path.join(opts.dir, `sqlite-${count}.sqlite`);
     if (opts.fresh) for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-    return { label: 'SQLite', url: `sqlite:${file}`, pgOptions: {}, load: (ws) => loadSqlite(file, ws, count) };
+    return {
+      label: 'SQLite', url: `sqlite:${file}`, pgOptions: {}, load: (ws) => loadSqlite(file, ws, count), seedCustom: (ws) => seedCustomSqlite(file, ws),
+    };
   }
   const schema = `bench_search_${count}`;
   const admin = new pg.Client({ connectionString: pgUrl });
@@ -76,7 +87,10 @@ async function prepareDatabase() {
   if (opts.fresh) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   await admin.end();
-  return { label: 'PostgreSQL', url: pgUrl, pgOptions: { schema }, load: (ws) => loadPostgres(pgUrl, schema, ws, count) };
+  return {
+    label: 'PostgreSQL', url: pgUrl, pgOptions: { schema }, load: (ws) => loadPostgres(pgUrl, schema, ws, count),
+    seedCustom: (ws) => seedCustomPostgres(pgUrl, schema, ws),
+  };
 }
 
 // ---------------------------------------------------------------- HTTP
@@ -161,6 +175,26 @@ const FACETED = [
   ['one word (broad, text)', assets('sunset')],
   ['match-all (broad, listing)', assets('*')],
 ];
+// Custom fields (issue #30; seeded by bench-search-custom.mjs): two custom-field filters, selective and broad, each
+// timed in turns with the same query on built-in fields of about the same selectivity; and a custom facet
+// (fields.campaign) beside a built-in one (camera_model, also a per-document lookup) and the query without facets.
+const filtered = (filter) => assets('*', { body: { filterQuery: { digital_assets: filter } } });
+const CUSTOM_FILTERS = [
+  [
+    'city + budget range (selective)', filtered(`fields.region:=\`${CUSTOM.city}\` && fields.budget:[25000..75000]`),
+    'camera + taken_at range (2022-2023)', filtered(`camera_model:=\`Canon EOS R5\` && taken_at:[1640995200..1704067199]`),
+  ],
+  [
+    'region + budget >= (broad)', filtered(`fields.region:=${CUSTOM.region} && fields.budget:>=20000`),
+    'camera + taken_at >= (since 2021)', filtered(`camera_model:=\`iPhone 15 Pro\` && taken_at:>=1609459200`),
+  ],
+];
+const CUSTOM_FACETED = [
+  ['one folder (selective, listing)', filtered('folder_id:=500')],
+  ['one word (broad, text)', assets('sunset')],
+  ['match-all (broad, listing)', assets('*')],
+];
+const facetBy = (body, facets) => ({ ...body, commonSearchParams: { ...body.commonSearchParams, facet_by: facets } });
 const withFacets = (body) => ({ ...body, commonSearchParams: { ...body.commonSearchParams, facet_by: FACETS } });
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
@@ -235,6 +269,35 @@ async function runShape(db, capture, base, token, shape) {
   return { found, http, bare, statements: statements.length };
 }
 
+/** Issue #30's targets: p95 <= 1.5 x the built-in equivalent's, and <= 30 ms selective (< 10,000 hits) / 200 ms broad. */
+async function runCustom(base, token) {
+  const ms = (x) => x.toFixed(1);
+  const limit = (found) => (found < 10_000 ? 30 : 200);
+  console.log('\nCustom-field filters (issue #30), each in turns with built-in filters of similar selectivity; targets: p95 <= 1.5 x built-in p95, <= 30 ms selective / 200 ms broad:\n');
+  console.log('| custom shape | found | p50 | p95 | built-in shape | found | p50 | p95 | ratio p95 | <= 1.5 | target | p95 |');
+  console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---|');
+  for (const [name, body, builtinName, builtinBody] of CUSTOM_FILTERS) {
+    const { custom, builtin } = await inTurns(base, token, { custom: body, builtin: builtinBody });
+    const ratio = custom.p95 / builtin.p95;
+    console.log(
+      `| ${name} | ${custom.found.toLocaleString('en')} | ${ms(custom.p50)} | ${ms(custom.p95)} | ${builtinName} | ${builtin.found.toLocaleString('en')} | ` +
+        `${ms(builtin.p50)} | ${ms(builtin.p95)} | ${ratio.toFixed(2)} | ${ratio <= 1.5 ? 'ok' : 'over'} | ${limit(custom.found)} ms | ${custom.p95 <= limit(custom.found) ? 'ok' : 'over'} |`,
+    );
+  }
+  console.log('\nCustom facet (facet_by fields.campaign) beside a built-in one (facet_by camera_model) and the query without facets, in turns:\n');
+  console.log('| query | found | sampled | plain p50 | plain p95 | camera_model p50 | camera_model p95 | fields.campaign p50 | fields.campaign p95 | ratio p95 | <= 1.5 | target | p95 |');
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|');
+  for (const [name, body] of CUSTOM_FACETED) {
+    const r = await inTurns(base, token, { plain: body, builtin: facetBy(body, 'camera_model'), custom: facetBy(body, 'fields.campaign') });
+    const ratio = r.custom.p95 / r.builtin.p95;
+    const sampled = r.custom.answer.facet_counts.some((f) => f.sampled);
+    console.log(
+      `| ${name} | ${r.custom.found.toLocaleString('en')} | ${sampled ? 'yes' : 'no'} | ${ms(r.plain.p50)} | ${ms(r.plain.p95)} | ${ms(r.builtin.p50)} | ${ms(r.builtin.p95)} | ` +
+        `${ms(r.custom.p50)} | ${ms(r.custom.p95)} | ${ratio.toFixed(2)} | ${ratio <= 1.5 ? 'ok' : 'over'} | ${limit(r.custom.found)} ms | ${r.custom.p95 <= limit(r.custom.found) ? 'ok' : 'over'} |`,
+    );
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 const target = await prepareDatabase();
@@ -260,11 +323,17 @@ try {
   if (fresh) {
     const rate = await target.load(workspaceId);
     console.log(`\nindexing throughput: ${Math.round(rate).toLocaleString('en')} assets/s (catalog insert + search triggers, batches of 10,000)`);
+  }
+  // Issue #30: a database generated before the custom fields existed gains them here.
+  const seeded = await target.seedCustom(workspaceId);
+  if (seeded !== null) console.log(`\ncustom fields (region, budget, campaign) seeded in ${seeded.toFixed(1)} s`);
+  if (fresh || seeded !== null) {
     // The server closed the idle keep-alive connection during the load.
     agent.destroy();
     agent = new http.Agent({ keepAlive: true });
   }
-  const shapes = opts['facets-only'] || opts['typos-only'] ? [] : SHAPES;
+  const only = opts['facets-only'] || opts['typos-only'] || opts['custom-only'];
+  const shapes = only ? [] : SHAPES;
   if (shapes.length) {
     console.log(`\n| shape | found | HTTP p50 | HTTP p95 | SQL p50 | SQL p95 | ratio p50 | ratio p95 | HTTP - SQL p50 | p95 target | p95 | ratio <= 1.5 |`);
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
@@ -281,7 +350,7 @@ try {
         `${ratio50.toFixed(2)} | ${ratio95.toFixed(2)} | ${ms(r.http.p50 - r.bare.p50)} | ${limit} ms | ${verdict(r.http.p95 <= limit)} | ${verdict(ratio95 <= 1.5)} |`,
     );
   }
-  if (!opts['facets-only']) {
+  if (!only || opts['typos-only']) {
     console.log('\nTypo shapes (issue #27), each in turns with its exact query; target: typo HTTP p95 <= 1.5 x exact HTTP p95:\n');
     console.log('| typo shape | found | p50 | p95 | exact shape | found | p50 | p95 | ratio p95 | <= 1.5 |');
     console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---|');
@@ -295,7 +364,7 @@ try {
       );
     }
   }
-  const faceted = opts['typos-only'] ? [] : FACETED;
+  const faceted = only && !opts['facets-only'] ? [] : FACETED;
   if (faceted.length) {
     console.log(`\nFacets (${FACETS}) beside the same query without them, alternating:\n`);
     console.log('| query | found | sampled | plain p50 | plain p95 | faceted p50 | faceted p95 | ratio p95 | <= 2 |');
@@ -310,6 +379,7 @@ try {
         `${ms(r.faceted.p50)} | ${ms(r.faceted.p95)} | ${ratio.toFixed(2)} | ${ratio <= 2 ? 'ok' : 'over'} |`,
     );
   }
+  if (!only || opts['custom-only']) await runCustom(base, token);
   console.log(`\nTimes in ms over ${reps} runs. SQL = every statement the endpoint issued (session, memberships, count and page, the links' versions), replayed directly through the driver; HTTP - SQL is the per-request cost outside the database.`);
 } finally {
   const closing = app.close();

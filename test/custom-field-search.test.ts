@@ -114,6 +114,11 @@ describe.each(dialects)('custom field filters on %s', (dialect) => {
     expect(await find('fields.campaign:spring && fields.budget:>500')).toEqual(['c-germany.txt']);
     expect(await find('fields.region:=Asia || fields.campaign:=summer')).toEqual(['b-france.txt', 'd-asia.txt']);
     expect(await find(`fields.region:=Europe && id:!=${ids['a-paris.txt']}`)).toEqual(['b-france.txt', 'c-germany.txt']);
+    // Several custom conditions of one AND are one lookup (custom-sql.ts): a driver, the others probed per document.
+    expect(await find('fields.budget:[100..1000] && fields.region:=Europe')).toEqual(['a-paris.txt', 'b-france.txt', 'c-germany.txt']);
+    expect(await find('fields.region:=Europe && (fields.budget:>200 && fields.campaign:spring)')).toEqual(['c-germany.txt']);
+    expect(await find('fields.region:=Europe && fields.budget:>=100 && fields.campaign:!=summer')).toEqual(['a-paris.txt', 'c-germany.txt']);
+    expect(await find('fields.region:=[France, Asia] && fields.approved:=true')).toEqual(['a-paris.txt', 'd-asia.txt']);
   });
 
   it('filters folders by their own values', async () => {

@@ -72,8 +72,10 @@ export async function up(db: AnyDB, d: DialectSupport): Promise<void> {
     .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade'))
     .addCheckConstraint('custom_field_values_one_target', sql`(case when asset_id is null then 0 else 1 end) + (case when folder_id is null then 0 else 1 end) + (case when collection_id is null then 0 else 1 end) = 1`)
     .execute();
-  // A document's values (reads, writes); the filters' lookups by field and value.
-  await db.schema.createIndex('custom_field_values_doc_idx').on('custom_field_values').columns(['doc_id', 'field_id']).execute();
+  // A document's values (reads, writes), and covering for the probes of a document's number and option values that a
+  // filter's second condition and a facet make (search/filter/custom-sql.ts, search/facets/sql.ts); the filters'
+  // lookups by field and value.
+  await db.schema.createIndex('custom_field_values_doc_idx').on('custom_field_values').columns(['doc_id', 'field_id', 'num_value', 'option_id']).execute();
   await db.schema.createIndex('custom_field_values_text_idx').on('custom_field_values').columns(['field_id', 'text_folded', 'doc_id']).execute();
   await db.schema.createIndex('custom_field_values_num_idx').on('custom_field_values').columns(['field_id', 'num_value', 'doc_id']).execute();
   await db.schema.createIndex('custom_field_values_option_idx').on('custom_field_values').columns(['option_id', 'doc_id']).execute();

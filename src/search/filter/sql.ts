@@ -2,6 +2,8 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { visibleInWorkspacesSql, type ViewerWorkspaces } from '../../domain/asset-visibility.js';
 import type { GeoBox, Predicate } from './bind.js';
 import type { BoundCustom } from './custom.js';
+import { customMatches } from './custom-sql.js';
+import { any, big, containsPattern, oneOf, OPERATORS, type Condition } from './sql-parts.js';
 import { KIND } from '../collections.js';
 import type { FieldSpec } from './fields.js';
 
@@ -20,31 +22,9 @@ import type { FieldSpec } from './fields.js';
  * orientation does.
  */
 
-type Condition = RawBuilder<SqlBool>;
+export { containsPattern };
 
 const column = (field: FieldSpec) => sql.ref(`${field.facts ? 'f' : 'd'}.${field.column ?? 'doc_id'}`);
-
-/** LIKE pattern for "contains": the value's own % _ \ are escaped. */
-export function containsPattern(value: string): string {
-  return `%${value.replace(/[\\%_]/g, '\\$&')}%`;
-}
-
-function any(parts: Condition[]): Condition {
-  // None: a list of years that are all outside 1..9999 (bind.ts) matches nothing.
-  if (parts.length === 0) return sql<SqlBool>`1 = 0`;
-  return parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` OR `)})`;
-}
-
-/**
- * A number as BIGINT: a value outside PostgreSQL's integer range compared with an
- * integer column is then a plain comparison (no match), not an out-of-range error.
- */
-const big = (n: number) => sql`CAST(${n} AS BIGINT)`;
-
-function oneOf(target: RawBuilder<unknown>, values: readonly (string | number)[]): Condition {
-  const bound = values.map((v) => (typeof v === 'number' ? big(v) : sql`${v}`));
-  return bound.length === 1 ? sql<SqlBool>`${target} = ${bound[0]}` : sql<SqlBool>`${target} IN (${sql.join(bound)})`;
-}
 
 /** `:!=`: none of the values; a document without a value (NULL) is not equal to any. */
 function negated(condition: Condition, field: FieldSpec | null): Condition {
@@ -55,8 +35,6 @@ function textTest(target: RawBuilder<unknown>, test: 'equals' | 'contains', valu
   if (test === 'equals') return oneOf(target, values);
   return any(values.map((v) => sql<SqlBool>`${target} LIKE ${containsPattern(v)} ESCAPE '\\'`));
 }
-
-const OPERATORS = { '>': sql.raw('>'), '>=': sql.raw('>='), '<': sql.raw('<'), '<=': sql.raw('<=') } as const;
 
 /** `d.doc_id IN (rows)`, or `NOT IN` for `:!=`. */
 const member = (rows: RawBuilder<unknown>, negate: boolean): Condition =>
@@ -82,22 +60,9 @@ function geoRows(box: GeoBox, workspaceIds: readonly number[]): RawBuilder<unkno
     WHERE f.workspace_id IN (${sql.join(workspaceIds)}) AND f.gps_lat IS NOT NULL AND f.gps_lat BETWEEN ${box.south} AND ${box.north} AND ${longitude}`;
 }
 
-/**
- * Issue #30: the documents with a value of the custom field(s) that passes the test (custom_field_values carries the
- * index's doc_id; its (field_id, <column>, doc_id) indexes serve the lookup). The field ids are the searched
- * workspaces' own, so no other workspace's rows are read.
- */
-function customRows(p: BoundCustom): RawBuilder<unknown> {
-  const target = sql.ref(`v.${p.column}`);
-  let test: Condition;
-  if (p.test.kind === 'contains') test = any(p.test.values.map((v) => sql<SqlBool>`${target} LIKE ${containsPattern(v)} ESCAPE '\\'`));
-  else if (p.test.kind === 'compare') test = sql<SqlBool>`${target} ${OPERATORS[p.test.op]} ${p.test.value}`;
-  else {
-    const parts = p.test.values.length ? [oneOf(target, p.test.values)] : [];
-    for (const [from, to] of p.test.ranges) parts.push(sql<SqlBool>`${target} BETWEEN ${from} AND ${to}`);
-    test = any(parts);
-  }
-  return sql`SELECT v.doc_id FROM custom_field_values v WHERE ${oneOf(sql.ref('v.field_id'), p.fieldIds)} AND ${target} IS NOT NULL AND ${test}`;
+/** The conditions of nested ANDs, in order. */
+function flattenAnd(children: readonly Predicate[]): Predicate[] {
+  return children.flatMap((c) => (c.type === 'and' ? flattenAnd(c.children) : [c]));
 }
 
 /**
@@ -109,11 +74,19 @@ function customRows(p: BoundCustom): RawBuilder<unknown> {
  */
 export function predicateSql(p: Predicate, workspaceIds: readonly number[], viewer: ViewerWorkspaces | null = null): Condition {
   switch (p.type) {
-    case 'and':
+    case 'and': {
+      // Issue #30: the conditions on custom fields of one AND become one lookup (custom-sql.ts).
+      const children = flattenAnd(p.children);
+      const custom = children.filter((c): c is BoundCustom => c.type === 'custom-bound' && !c.negate);
+      const others = custom.length > 1 ? children.filter((c) => !custom.includes(c as BoundCustom)) : children;
+      const parts = others.map((c) => predicateSql(c, workspaceIds, viewer));
+      if (custom.length > 1) parts.push(member(customMatches(custom), false));
+      return sql<SqlBool>`(${sql.join(parts, sql` AND `)})`;
+    }
     case 'or':
       return sql<SqlBool>`(${sql.join(
         p.children.map((c) => predicateSql(c, workspaceIds, viewer)),
-        p.type === 'and' ? sql` AND ` : sql` OR `,
+        sql` OR `,
       )})`;
     case 'compare':
       return onField(p.field, sql<SqlBool>`${column(p.field)} ${OPERATORS[p.op]} ${big(p.value)}`, false, workspaceIds);
@@ -160,7 +133,7 @@ export function predicateSql(p: Predicate, workspaceIds: readonly number[], view
       // The service binds every fields.<key> before it asks for SQL (search-service.ts, resolveCustomFields).
       throw new Error(`fields.${p.key} was not bound to its field`);
     case 'custom-bound':
-      return member(customRows(p), p.negate);
+      return member(customMatches([p]), p.negate);
     case 'collection': {
       // Members are assets; their doc_id is asset_id * 4 + the assets' kind (collections.ts). A collection
       // in the trash has no members here (its trashed members are not in the index anyway).
