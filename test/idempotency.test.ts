@@ -303,6 +303,7 @@ describe.each(dialects)('Idempotency-Key on %s', (dialect) => {
         'POST /convert/video',
         'POST /dam/assets/{id}/versions',
         'POST /dam/collections',
+        'POST /dam/fields',
         'POST /dam/folders',
         'POST /dam/versions/{id}/restore',
         'POST /drive-ext-1/import',
