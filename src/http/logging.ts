@@ -12,6 +12,8 @@ export const LOGGED_PARAMS = new Set([
   'error_description', 'error_uri', 'expires', 'fileid', 'filename', 'filesize', 'filetype', 'filter_by', 'folder', 'folderid',
   'folder_id', 'format', 'grant', 'h', 'iss', 'key', 'limit', 'page', 'parent_id', 'path', 'per_page', 'permanent', 'q',
   'recursive', 'return_to', 'scope', 'sort_by', 'status', 'transfer_to', 'url', 'user_id', 'w', 'workspaceid', 'tag',
+  // Custom fields (issue #30): include_retired is a flag; confirm is the field's key (DELETE /dam/fields/:id), no secret.
+  'include_retired', 'confirm',
   // Presigned object-store URLs' harmless parts.
   'x-amz-algorithm', 'x-amz-date', 'x-amz-expires', 'x-amz-signedheaders', 'x-id',
   // The web client's pages.
