@@ -120,10 +120,12 @@ export class BulkFieldService {
   ): Promise<boolean> {
     const keys = Object.keys(patch);
     if (keys.length === 0) return false;
-    const before = (await readCustomFields(trx, asset.workspace_id, 'asset', [asset.id])).get(asset.id)!.custom_fields;
-    const change = await writeCustomFields(trx, asset.workspace_id, 'asset', asset.id, role, patch);
+    let before: Record<string, unknown> = {};
+    let after: Record<string, unknown> = {};
+    const change = await writeCustomFields(trx, asset.workspace_id, 'asset', asset.id, role, patch, (b, a) => {
+      [before, after] = [b, a];
+    });
     if (!change) return false;
-    const after = (await readCustomFields(trx, asset.workspace_id, 'asset', [asset.id])).get(asset.id)!.custom_fields;
     const now = this.ctx.now();
     await assets.updateAsset(trx, asset.workspace_id, asset.id, {}, now);
     await ActivityService.record(trx, { workspaceId: asset.workspace_id, actor: caller, action: 'asset.update', subject: assetSubject(asset), changes: { custom_fields: change }, at: now });

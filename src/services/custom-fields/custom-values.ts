@@ -103,6 +103,8 @@ export async function writeCustomFields(
   id: number,
   role: Role,
   patch: CustomFieldsWrite,
+  /** Hears the target's values before and after the write (bulk edits keep them for undo), when it wrote. */
+  written?: (before: CustomFieldsOf['custom_fields'], after: CustomFieldsOf['custom_fields']) => void,
 ): Promise<FieldChange | undefined> {
   const keys = Object.keys(patch);
   if (keys.length === 0) return undefined;
@@ -147,5 +149,7 @@ export async function writeCustomFields(
 
   const after = await readOne(trx, workspaceId, kind, id);
   const pick = (m: CustomFieldsOf) => Object.fromEntries(keys.filter((k) => m.custom_fields[k] !== undefined).map((k) => [k, shown(m.custom_fields[k])]));
-  return diffMap(pick(before), pick(after));
+  const change = diffMap(pick(before), pick(after));
+  written?.(before.custom_fields, after.custom_fields);
+  return change;
 }
